@@ -1,0 +1,42 @@
+//! `xqtb index <MATERIAL>`
+
+use xqtb::{Color, Indexer, Material};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Material signature, e.g. KRK or KCPABKAABB.
+    material: String,
+    /// Print `{"material", "sides": {"w": {"index_size", "legal"}, "b": {...}}}`.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> super::Result<()> {
+    let material: Material = args.material.parse()?;
+    let indexer = Indexer::new(material);
+    let [w, b] = [Color::Red, Color::Black].map(|c| indexer.census(c));
+    if args.json {
+        let side = |c: xqtb::Census| serde_json::json!({ "index_size": c.index_size, "legal": c.legal, "legal_entries": c.legal_entries });
+        println!(
+            "{}",
+            serde_json::json!({ "material": material.to_string(), "sides": { "w": side(w), "b": side(b) } })
+        );
+    } else {
+        println!("material {material} (table {})", material.canonical());
+        println!(
+            "index: {} defender pairs x {} others = {} entries per side to move",
+            indexer.pair_count(),
+            indexer.others_size(),
+            indexer.size()
+        );
+        for (name, c) in [("Red to move  ", w), ("Black to move", b)] {
+            println!(
+                "{name}: {:>12} legal positions, {:>12} legal entries ({:.1}% of the index)",
+                c.legal,
+                c.legal_entries,
+                100.0 * c.legal_entries as f64 / c.index_size.max(1) as f64
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,28 @@
+//! `xqtb moves <FEN>`
+
+use xqtb::to_fen;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Position: FEN, or the query system's position string.
+    position: String,
+    /// Print `{"fen": ..., "moves": [...]}`.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> super::Result<()> {
+    let pos = super::position(&args.position)?;
+    let moves: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({ "fen": to_fen(&pos), "moves": moves })
+        );
+    } else {
+        for m in moves {
+            println!("{m}");
+        }
+    }
+    Ok(())
+}

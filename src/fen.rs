@@ -1,0 +1,165 @@
+//! FEN as Pikafish and Fairy-Stockfish write it, and the checks every notation shares.
+
+use crate::piece::{Color, Piece, Role};
+use crate::position::Position;
+use crate::square::{can_occupy, Square};
+use thiserror::Error;
+
+/// The initial position.
+pub const START_FEN: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+
+/// Why a position string was rejected.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum ParseError {
+    #[error("empty position string")]
+    Empty,
+    #[error("FEN has {0} ranks, expected 10 (separated by '/')")]
+    RankCount(usize),
+    #[error("rank {rank} of the FEN describes {len} points, expected 9")]
+    RankLength { rank: u8, len: usize },
+    #[error("unknown piece letter {0:?}")]
+    UnknownLetter(char),
+    #[error("side to move must be 'w' (Red) or 'b' (Black), found {0:?}")]
+    BadSide(String),
+    #[error("{color:?} has two kings")]
+    TwoKings { color: Color },
+    #[error("{color:?} has no king")]
+    NoKing { color: Color },
+    #[error("{color:?} has {count} {role}s, at most {max} are possible", role = .role.name())]
+    TooMany {
+        color: Color,
+        role: Role,
+        count: usize,
+        max: u8,
+    },
+    #[error("{color:?} {role} on {square}, a point it can never occupy", role = .role.name())]
+    BadSquare {
+        color: Color,
+        role: Role,
+        square: Square,
+    },
+    #[error("illegal position: {0:?}, the side not to move, is in check")]
+    OpponentInCheck(Color),
+    #[error("position string has {0} points, expected 90")]
+    PointCount(usize),
+    #[error("unexpected {0:?} after the board")]
+    Trailing(String),
+}
+
+/// Parses a FEN. Only the board and side fields are read; any further fields are ignored. The
+/// side field may be absent (Red to move).
+pub fn parse_fen(fen: &str) -> Result<Position, ParseError> {
+    let mut fields = fen.split_whitespace();
+    let board = fields.next().ok_or(ParseError::Empty)?;
+    let turn = match fields.next() {
+        None | Some("w") | Some("r") => Color::Red,
+        Some("b") => Color::Black,
+        Some(other) => return Err(ParseError::BadSide(other.to_string())),
+    };
+    let ranks: Vec<&str> = board.split('/').collect();
+    if ranks.len() != 10 {
+        return Err(ParseError::RankCount(ranks.len()));
+    }
+    let mut pos = Position::empty(turn);
+    for (i, text) in ranks.iter().enumerate() {
+        let rank = 9 - i as u8;
+        let mut file = 0usize;
+        for c in text.chars() {
+            if let Some(d) = c.to_digit(10) {
+                file += d as usize;
+            } else {
+                let role = Role::from_char(c).ok_or(ParseError::UnknownLetter(c))?;
+                let color = if c.is_ascii_uppercase() {
+                    Color::Red
+                } else {
+                    Color::Black
+                };
+                if file < 9 {
+                    place(
+                        &mut pos,
+                        Square::from_coords(file as u8, rank),
+                        Piece::new(color, role),
+                    )?;
+                }
+                file += 1;
+            }
+        }
+        if file != 9 {
+            return Err(ParseError::RankLength { rank, len: file });
+        }
+    }
+    validate(&pos)?;
+    Ok(pos)
+}
+
+/// Places a piece read from a position string, rejecting a second king and impossible points.
+pub(crate) fn place(pos: &mut Position, sq: Square, piece: Piece) -> Result<(), ParseError> {
+    let (color, role) = (piece.color(), piece.role());
+    if role == Role::King && pos.king(color).is_some() {
+        return Err(ParseError::TwoKings { color });
+    }
+    if !can_occupy(color, role, sq) {
+        return Err(ParseError::BadSquare {
+            color,
+            role,
+            square: sq,
+        });
+    }
+    pos.put(sq, piece);
+    Ok(())
+}
+
+/// Whole-position checks shared by every notation: both kings, piece counts, and the side not to
+/// move not in check.
+pub(crate) fn validate(pos: &Position) -> Result<(), ParseError> {
+    for color in Color::ALL {
+        if pos.king(color).is_none() {
+            return Err(ParseError::NoKing { color });
+        }
+        for role in Role::ALL {
+            let count = pos.count(color, role);
+            if count > role.max_count() as usize {
+                return Err(ParseError::TooMany {
+                    color,
+                    role,
+                    count,
+                    max: role.max_count(),
+                });
+            }
+        }
+    }
+    if pos.opponent_in_check() {
+        return Err(ParseError::OpponentInCheck(!pos.turn()));
+    }
+    Ok(())
+}
+
+/// Writes a FEN with the move counters as `- - 0 1`.
+pub fn to_fen(pos: &Position) -> String {
+    let mut s = String::with_capacity(64);
+    for rank in (0..10u8).rev() {
+        let mut empty = 0;
+        for file in 0..9u8 {
+            match pos.piece_at(Square::from_coords(file, rank)) {
+                None => empty += 1,
+                Some(p) => {
+                    if empty > 0 {
+                        s.push(char::from(b'0' + empty));
+                        empty = 0;
+                    }
+                    s.push(p.fen_char());
+                }
+            }
+        }
+        if empty > 0 {
+            s.push(char::from(b'0' + empty));
+        }
+        if rank > 0 {
+            s.push('/');
+        }
+    }
+    s.push(' ');
+    s.push(pos.turn().fen_char());
+    s.push_str(" - - 0 1");
+    s
+}

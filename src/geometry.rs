@@ -1,0 +1,265 @@
+//! Precomputed move geometry, built at compile time: steps of each piece kind from each point,
+//! with the point that must be empty (elephant's eye, horse's leg), and the four rays.
+
+/// Up to `N` target points, each with an auxiliary point (eye or leg; unused for plain steps).
+#[derive(Clone, Copy)]
+pub struct Steps<const N: usize> {
+    len: u8,
+    to: [u8; N],
+    aux: [u8; N],
+}
+
+impl<const N: usize> Steps<N> {
+    const EMPTY: Self = Steps {
+        len: 0,
+        to: [0; N],
+        aux: [0; N],
+    };
+
+    const fn push(mut self, to: u8, aux: u8) -> Self {
+        self.to[self.len as usize] = to;
+        self.aux[self.len as usize] = aux;
+        self.len += 1;
+        self
+    }
+
+    /// Target points.
+    #[inline]
+    pub fn targets(&self) -> &[u8] {
+        &self.to[..self.len as usize]
+    }
+
+    /// (target, auxiliary point) pairs.
+    #[inline]
+    pub fn with_aux(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
+        self.to[..self.len as usize]
+            .iter()
+            .copied()
+            .zip(self.aux[..self.len as usize].iter().copied())
+    }
+}
+
+const fn in_board(f: i32, r: i32) -> bool {
+    f >= 0 && f < 9 && r >= 0 && r < 10
+}
+
+const fn sq(f: i32, r: i32) -> u8 {
+    (r * 9 + f) as u8
+}
+
+const fn palace(f: i32, r: i32) -> bool {
+    f >= 3 && f <= 5 && (r <= 2 || r >= 7)
+}
+
+/// Same palace (the two palaces are apart, so a step between palaces never happens anyway).
+const fn same_half(r0: i32, r1: i32) -> bool {
+    (r0 <= 4) == (r1 <= 4)
+}
+
+const ORTHO: [(i32, i32); 4] = [(0, 1), (0, -1), (1, 0), (-1, 0)];
+const DIAG: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
+
+const fn king_steps() -> [Steps<4>; 90] {
+    let mut t = [Steps::EMPTY; 90];
+    let mut s = 0;
+    while s < 90 {
+        let (f, r) = ((s % 9) as i32, (s / 9) as i32);
+        if palace(f, r) {
+            let mut d = 0;
+            while d < 4 {
+                let (nf, nr) = (f + ORTHO[d].0, r + ORTHO[d].1);
+                if in_board(nf, nr) && palace(nf, nr) && same_half(r, nr) {
+                    t[s] = t[s].push(sq(nf, nr), 0);
+                }
+                d += 1;
+            }
+        }
+        s += 1;
+    }
+    t
+}
+
+const fn advisor_steps() -> [Steps<4>; 90] {
+    let mut t = [Steps::EMPTY; 90];
+    let mut s = 0;
+    while s < 90 {
+        let (f, r) = ((s % 9) as i32, (s / 9) as i32);
+        if palace(f, r) {
+            let mut d = 0;
+            while d < 4 {
+                let (nf, nr) = (f + DIAG[d].0, r + DIAG[d].1);
+                if in_board(nf, nr) && palace(nf, nr) && same_half(r, nr) {
+                    t[s] = t[s].push(sq(nf, nr), 0);
+                }
+                d += 1;
+            }
+        }
+        s += 1;
+    }
+    t
+}
+
+/// Elephant steps (two points diagonally, never across the river); aux is the eye.
+const fn elephant_steps() -> [Steps<4>; 90] {
+    let mut t = [Steps::EMPTY; 90];
+    let mut s = 0;
+    while s < 90 {
+        let (f, r) = ((s % 9) as i32, (s / 9) as i32);
+        let mut d = 0;
+        while d < 4 {
+            let (nf, nr) = (f + 2 * DIAG[d].0, r + 2 * DIAG[d].1);
+            if in_board(nf, nr) && same_half(r, nr) {
+                t[s] = t[s].push(sq(nf, nr), sq(f + DIAG[d].0, r + DIAG[d].1));
+            }
+            d += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
+const HORSE: [(i32, i32); 8] = [
+    (1, 2),
+    (-1, 2),
+    (1, -2),
+    (-1, -2),
+    (2, 1),
+    (2, -1),
+    (-2, 1),
+    (-2, -1),
+];
+
+/// The horse's leg for a jump by (df, dr): the point next to the origin along the long side.
+const fn horse_leg(f: i32, r: i32, df: i32, dr: i32) -> u8 {
+    if dr == 2 || dr == -2 {
+        sq(f, r + dr / 2)
+    } else {
+        sq(f + df / 2, r)
+    }
+}
+
+/// Horse jumps from a point; aux is the leg.
+const fn horse_steps() -> [Steps<8>; 90] {
+    let mut t = [Steps::EMPTY; 90];
+    let mut s = 0;
+    while s < 90 {
+        let (f, r) = ((s % 9) as i32, (s / 9) as i32);
+        let mut d = 0;
+        while d < 8 {
+            let (df, dr) = HORSE[d];
+            if in_board(f + df, r + dr) {
+                t[s] = t[s].push(sq(f + df, r + dr), horse_leg(f, r, df, dr));
+            }
+            d += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
+/// Horse jumps *into* a point: (origin, leg of that jump). Used for check detection and retro moves.
+const fn horse_sources() -> [Steps<8>; 90] {
+    let mut t = [Steps::EMPTY; 90];
+    let mut s = 0;
+    while s < 90 {
+        let (f, r) = ((s % 9) as i32, (s / 9) as i32);
+        let mut d = 0;
+        while d < 8 {
+            let (df, dr) = HORSE[d];
+            let (of, or) = (f - df, r - dr);
+            if in_board(of, or) {
+                t[s] = t[s].push(sq(of, or), horse_leg(of, or, df, dr));
+            }
+            d += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
+/// Pawn steps for a colour (0 Red, moving up; 1 Black, moving down): forward, and sideways once
+/// across the river.
+const fn pawn_steps(color: usize) -> [Steps<3>; 90] {
+    let mut t = [Steps::EMPTY; 90];
+    let fwd = if color == 0 { 1 } else { -1 };
+    let mut s = 0;
+    while s < 90 {
+        let (f, r) = ((s % 9) as i32, (s / 9) as i32);
+        if in_board(f, r + fwd) {
+            t[s] = t[s].push(sq(f, r + fwd), 0);
+        }
+        let crossed = if color == 0 { r >= 5 } else { r <= 4 };
+        if crossed {
+            if f > 0 {
+                t[s] = t[s].push(sq(f - 1, r), 0);
+            }
+            if f < 8 {
+                t[s] = t[s].push(sq(f + 1, r), 0);
+            }
+        }
+        s += 1;
+    }
+    t
+}
+
+/// Points from which a pawn of the colour steps onto each point.
+const fn pawn_sources(color: usize) -> [Steps<3>; 90] {
+    let steps = pawn_steps(color);
+    let mut t = [Steps::EMPTY; 90];
+    let mut s = 0;
+    while s < 90 {
+        let mut i = 0;
+        while i < steps[s].len as usize {
+            let to = steps[s].to[i] as usize;
+            t[to] = t[to].push(s as u8, 0);
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
+/// A ray: points in one direction up to the edge, nearest first.
+#[derive(Clone, Copy)]
+pub struct Ray {
+    len: u8,
+    sq: [u8; 9],
+}
+
+impl Ray {
+    #[inline]
+    pub fn squares(&self) -> &[u8] {
+        &self.sq[..self.len as usize]
+    }
+}
+
+const fn rays() -> [[Ray; 4]; 90] {
+    let mut t = [[Ray { len: 0, sq: [0; 9] }; 4]; 90];
+    let mut s = 0;
+    while s < 90 {
+        let (f, r) = ((s % 9) as i32, (s / 9) as i32);
+        let mut d = 0;
+        while d < 4 {
+            let (mut nf, mut nr) = (f + ORTHO[d].0, r + ORTHO[d].1);
+            while in_board(nf, nr) {
+                let ray = &mut t[s][d];
+                ray.sq[ray.len as usize] = sq(nf, nr);
+                ray.len += 1;
+                nf += ORTHO[d].0;
+                nr += ORTHO[d].1;
+            }
+            d += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
+pub static KING_STEPS: [Steps<4>; 90] = king_steps();
+pub static ADVISOR_STEPS: [Steps<4>; 90] = advisor_steps();
+pub static ELEPHANT_STEPS: [Steps<4>; 90] = elephant_steps();
+pub static HORSE_STEPS: [Steps<8>; 90] = horse_steps();
+pub static HORSE_SOURCES: [Steps<8>; 90] = horse_sources();
+pub static PAWN_STEPS: [[Steps<3>; 90]; 2] = [pawn_steps(0), pawn_steps(1)];
+pub static PAWN_SOURCES: [[Steps<3>; 90]; 2] = [pawn_sources(0), pawn_sources(1)];
+pub static RAYS: [[Ray; 4]; 90] = rays();

@@ -1,0 +1,569 @@
+//! Position indexing: a dense numbering of the placements of a material, per side to move.
+//!
+//! Layout (specified byte-exactly in `formats/index.md`):
+//! `index = pair * others_size + others`, where
+//! - `pair` numbers the joint placements of both sides' *defenders* (king, advisors, elephants:
+//!   pieces confined to their own palace or half), folded under the left–right mirror so that of
+//!   a mirror pair only the canonical one is numbered;
+//! - `others` is a mixed-radix number over the groups of Red's then Black's rooks, cannons,
+//!   horses and pawns, each group of identical pieces ranked as an unordered combination
+//!   (combinatorial number system) over the points that piece can occupy.
+//!
+//! Entries whose pieces collide decode to `None`; entries whose side not to move is in check are
+//! illegal too (see [`Position::opponent_in_check`]).
+
+use crate::material::Material;
+use crate::piece::{Color, Piece, Role};
+use crate::position::Position;
+use crate::square::{can_occupy, Square};
+use thiserror::Error;
+
+/// Version of the index scheme; stored in table headers.
+pub const INDEX_SCHEME_VERSION: u32 = 1;
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum IndexError {
+    #[error("position has material {found}, the index is for {expected}")]
+    WrongMaterial { expected: Material, found: Material },
+    #[error("{color:?} {role} on {square}, a point it can never occupy", role = .role.name())]
+    BadSquare {
+        color: Color,
+        role: Role,
+        square: Square,
+    },
+}
+
+const fn binomials() -> [[u64; 6]; 91] {
+    let mut t = [[0u64; 6]; 91];
+    let mut n = 0;
+    while n <= 90 {
+        t[n][0] = 1;
+        let mut k = 1;
+        while k < 6 {
+            t[n][k] = if n == 0 {
+                0
+            } else {
+                t[n - 1][k - 1] + t[n - 1][k]
+            };
+            k += 1;
+        }
+        n += 1;
+    }
+    t
+}
+
+/// `BINOM[n][k]` = n choose k, for n ≤ 90, k ≤ 5.
+static BINOM: [[u64; 6]; 91] = binomials();
+
+/// Rank of a k-subset given as strictly increasing slots (colex order): Σ C(slot_i, i + 1).
+#[inline]
+fn comb_rank(slots: &[u8]) -> u64 {
+    slots
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| BINOM[s as usize][i + 1])
+        .sum()
+}
+
+/// Inverse of [`comb_rank`] for k = `out.len()` slots below `n`.
+#[inline]
+fn comb_unrank(mut rank: u64, n: usize, out: &mut [u8]) {
+    let mut hi = n; // every remaining slot is < hi
+    for i in (0..out.len()).rev() {
+        let k = i + 1;
+        if k == 1 {
+            out[0] = rank as u8;
+            break;
+        }
+        // Largest c < hi with C(c, k) <= rank.
+        let (mut lo, mut up) = (i, hi - 1);
+        while lo < up {
+            let mid = (lo + up).div_ceil(2);
+            if BINOM[mid][k] <= rank {
+                lo = mid;
+            } else {
+                up = mid - 1;
+            }
+        }
+        out[i] = lo as u8;
+        rank -= BINOM[lo][k];
+        hi = lo;
+    }
+}
+
+/// The points a piece of one colour and role may occupy, in increasing order, and the inverse.
+#[derive(Clone)]
+struct Domain {
+    points: Vec<u8>,
+    slot: [u8; 90],
+}
+
+const NO_SLOT: u8 = u8::MAX;
+
+impl Domain {
+    fn new(color: Color, role: Role) -> Domain {
+        let points: Vec<u8> = Square::all()
+            .filter(|&s| can_occupy(color, role, s))
+            .map(|s| s.index() as u8)
+            .collect();
+        let mut slot = [NO_SLOT; 90];
+        for (i, &p) in points.iter().enumerate() {
+            slot[p as usize] = i as u8;
+        }
+        Domain { points, slot }
+    }
+
+    /// Sorted slots of these points, or the first point outside the domain.
+    #[inline]
+    fn slots<const N: usize>(
+        &self,
+        squares: &[u8],
+        mirror: bool,
+        out: &mut [u8; N],
+    ) -> Result<(), u8> {
+        for (o, &s) in out.iter_mut().zip(squares) {
+            let s = if mirror {
+                Square::new(s).mirror().index() as u8
+            } else {
+                s
+            };
+            *o = self.slot[s as usize];
+            if *o == NO_SLOT {
+                return Err(s);
+            }
+        }
+        out[..squares.len()].sort_unstable();
+        Ok(())
+    }
+}
+
+/// One side's defenders (king, advisors, elephants): their legal joint placements.
+struct Defenders {
+    color: Color,
+    n_adv: usize,
+    n_ele: usize,
+    king: Domain,
+    adv: Domain,
+    ele: Domain,
+    /// Squares of each placement: king, then advisors, then elephants (increasing).
+    placements: Vec<[u8; 5]>,
+    /// Placement number of each placement's mirror image.
+    mirror: Vec<u32>,
+    /// Mixed-radix raw code (king slot, advisor rank, elephant rank) → placement number.
+    lookup: Vec<u32>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl Defenders {
+    fn new(color: Color, n_adv: usize, n_ele: usize) -> Defenders {
+        let king = Domain::new(color, Role::King);
+        let adv = Domain::new(color, Role::Advisor);
+        let ele = Domain::new(color, Role::Elephant);
+        let (a_size, e_size) = (
+            BINOM[adv.points.len()][n_adv],
+            BINOM[ele.points.len()][n_ele],
+        );
+        let raw_size = king.points.len() as u64 * a_size * e_size;
+        let mut d = Defenders {
+            color,
+            n_adv,
+            n_ele,
+            king,
+            adv,
+            ele,
+            placements: Vec::new(),
+            mirror: Vec::new(),
+            lookup: vec![NONE; raw_size as usize],
+        };
+        for raw in 0..raw_size {
+            let (k, a, e) = (raw / (a_size * e_size), raw / e_size % a_size, raw % e_size);
+            let mut sq = [u8::MAX; 5];
+            sq[0] = d.king.points[k as usize];
+            let mut slots = [0u8; 2];
+            comb_unrank(a, d.adv.points.len(), &mut slots[..n_adv]);
+            for i in 0..n_adv {
+                sq[1 + i] = d.adv.points[slots[i] as usize];
+            }
+            comb_unrank(e, d.ele.points.len(), &mut slots[..n_ele]);
+            for i in 0..n_ele {
+                sq[1 + n_adv + i] = d.ele.points[slots[i] as usize];
+            }
+            let used = &sq[..1 + n_adv + n_ele];
+            // King and advisor points overlap in the palace, and so do king and elephant at e2/e7.
+            if used[1..].contains(&used[0]) {
+                continue;
+            }
+            d.lookup[raw as usize] = d.placements.len() as u32;
+            d.placements.push(sq);
+        }
+        d.mirror = (0..d.placements.len())
+            .map(|i| {
+                let sq = d.placements[i];
+                d.find(&sq[..1 + n_adv + n_ele], true)
+                    .expect("mirror of a placement is a placement")
+            })
+            .collect();
+        d
+    }
+
+    fn len(&self) -> usize {
+        self.placements.len()
+    }
+
+    /// Placement number of defenders on these squares (king first, then advisors, elephants).
+    #[inline]
+    fn find(&self, sq: &[u8], mirror: bool) -> Result<u32, u8> {
+        let (mut ks, mut a, mut e) = ([0u8; 1], [0u8; 2], [0u8; 2]);
+        self.king.slots(&sq[..1], mirror, &mut ks)?;
+        self.adv.slots(&sq[1..1 + self.n_adv], mirror, &mut a)?;
+        self.ele.slots(&sq[1 + self.n_adv..], mirror, &mut e)?;
+        let a_size = BINOM[self.adv.points.len()][self.n_adv];
+        let e_size = BINOM[self.ele.points.len()][self.n_ele];
+        let raw = (ks[0] as u64 * a_size + comb_rank(&a[..self.n_adv])) * e_size
+            + comb_rank(&e[..self.n_ele]);
+        match self.lookup[raw as usize] {
+            NONE => Err(sq[0]), // king on a defender's point: cannot come from a real position
+            p => Ok(p),
+        }
+    }
+
+    fn place(&self, p: u32, pos: &mut Position) {
+        let sq = &self.placements[p as usize];
+        let roles = std::iter::once(Role::King)
+            .chain(std::iter::repeat(Role::Advisor).take(self.n_adv))
+            .chain(std::iter::repeat(Role::Elephant).take(self.n_ele));
+        for (&s, role) in sq.iter().zip(roles) {
+            pos.put(Square::new(s), Piece::new(self.color, role));
+        }
+    }
+}
+
+/// A group of identical non-defender pieces of one colour.
+struct Group {
+    color: Color,
+    role: Role,
+    count: usize,
+    domain: Domain,
+    size: u64,
+}
+
+/// The index of one material (the same numbering for both sides to move).
+pub struct Indexer {
+    material: Material,
+    defenders: [Defenders; 2],
+    /// Red placements `r` with `r <= mirror(r)`, in increasing order.
+    red_canon: Vec<u32>,
+    /// Position of each red placement in `red_canon` (NONE if not canonical).
+    red_canon_pos: Vec<u32>,
+    /// First pair number of each entry of `red_canon`.
+    pair_start: Vec<u64>,
+    /// Black placements `b` with `b <= mirror(b)` (paired with mirror-symmetric red placements).
+    black_sym: Vec<u32>,
+    black_sym_rank: Vec<u32>,
+    pairs: u64,
+    groups: Vec<Group>,
+    others_size: u64,
+    size: u64,
+}
+
+/// The pieces of a position sorted into the index's groups.
+struct Gathered {
+    /// Per colour: king, advisors, elephants.
+    def: [[u8; 5]; 2],
+    def_len: [usize; 2],
+    /// Per colour and role (R, C, N, P as 0..4): squares.
+    other: [[[u8; 5]; 4]; 2],
+    other_len: [[usize; 4]; 2],
+}
+
+fn other_slot(role: Role) -> usize {
+    match role {
+        Role::Rook => 0,
+        Role::Cannon => 1,
+        Role::Horse => 2,
+        _ => 3,
+    }
+}
+
+impl Indexer {
+    pub fn new(material: Material) -> Indexer {
+        let def = |c: Color| {
+            Defenders::new(
+                c,
+                material.count(c, Role::Advisor) as usize,
+                material.count(c, Role::Elephant) as usize,
+            )
+        };
+        let defenders = [def(Color::Red), def(Color::Black)];
+        let [red, black] = &defenders;
+
+        let mut red_canon = Vec::new();
+        let mut red_canon_pos = vec![NONE; red.len()];
+        let mut black_sym = Vec::new();
+        let mut black_sym_rank = vec![NONE; black.len()];
+        for b in 0..black.len() as u32 {
+            if b <= black.mirror[b as usize] {
+                black_sym_rank[b as usize] = black_sym.len() as u32;
+                black_sym.push(b);
+            }
+        }
+        let mut pair_start = Vec::new();
+        let mut pairs = 0u64;
+        for r in 0..red.len() as u32 {
+            let m = red.mirror[r as usize];
+            if r <= m {
+                red_canon_pos[r as usize] = red_canon.len() as u32;
+                red_canon.push(r);
+                pair_start.push(pairs);
+                pairs += if r < m {
+                    black.len() as u64
+                } else {
+                    black_sym.len() as u64
+                };
+            }
+        }
+
+        let mut groups = Vec::new();
+        for color in Color::ALL {
+            for role in [Role::Rook, Role::Cannon, Role::Horse, Role::Pawn] {
+                let count = material.count(color, role) as usize;
+                if count > 0 {
+                    let domain = Domain::new(color, role);
+                    let size = BINOM[domain.points.len()][count];
+                    groups.push(Group {
+                        color,
+                        role,
+                        count,
+                        domain,
+                        size,
+                    });
+                }
+            }
+        }
+        let others_size: u64 = groups.iter().map(|g| g.size).product();
+        Indexer {
+            material,
+            defenders,
+            red_canon,
+            red_canon_pos,
+            pair_start,
+            black_sym,
+            black_sym_rank,
+            pairs,
+            groups,
+            others_size,
+            size: pairs * others_size,
+        }
+    }
+
+    pub fn material(&self) -> Material {
+        self.material
+    }
+
+    /// Number of indices per side to move.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Number of (mirror-folded) joint defender placements: the `pair` range.
+    pub fn pair_count(&self) -> u64 {
+        self.pairs
+    }
+
+    /// Product of the group sizes: the `others` range.
+    pub fn others_size(&self) -> u64 {
+        self.others_size
+    }
+
+    /// The placement pair of a pair number.
+    #[inline]
+    fn pair(&self, pair: u64) -> (u32, u32) {
+        let j = self.pair_start.partition_point(|&s| s <= pair) - 1;
+        let r = self.red_canon[j];
+        let off = pair - self.pair_start[j];
+        let b = if r < self.defenders[0].mirror[r as usize] {
+            off as u32
+        } else {
+            self.black_sym[off as usize]
+        };
+        (r, b)
+    }
+
+    /// Are both sides' defenders symmetric? Then the entry and its mirror image are numbered
+    /// separately; otherwise the entry stands for itself and its mirror image.
+    #[inline]
+    fn pair_symmetric(&self, r: u32, b: u32) -> bool {
+        self.defenders[0].mirror[r as usize] == r && self.defenders[1].mirror[b as usize] == b
+    }
+
+    /// How many real positions an entry stands for: 2 (itself and its distinct mirror image),
+    /// or 1 where the mirror image has an entry of its own or is the same position.
+    #[inline]
+    pub fn multiplicity(&self, index: u64) -> u8 {
+        let (r, b) = self.pair(index / self.others_size);
+        if self.pair_symmetric(r, b) {
+            1
+        } else {
+            2
+        }
+    }
+
+    /// The position of an index with `turn` to move; `None` where two pieces would share a point.
+    pub fn decode(&self, index: u64, turn: Color) -> Option<Position> {
+        debug_assert!(index < self.size);
+        let (r, b) = self.pair(index / self.others_size);
+        let mut pos = Position::empty(turn);
+        self.defenders[0].place(r, &mut pos);
+        self.defenders[1].place(b, &mut pos);
+        let mut rest = index % self.others_size;
+        for g in self.groups.iter().rev() {
+            let rank = rest % g.size;
+            rest /= g.size;
+            let mut slots = [0u8; 5];
+            comb_unrank(rank, g.domain.points.len(), &mut slots[..g.count]);
+            for &s in &slots[..g.count] {
+                if !pos.put(
+                    Square::new(g.domain.points[s as usize]),
+                    Piece::new(g.color, g.role),
+                ) {
+                    return None;
+                }
+            }
+        }
+        Some(pos)
+    }
+
+    fn gather(&self, pos: &Position) -> Result<Gathered, IndexError> {
+        let found = Material::of(pos);
+        if found != self.material {
+            return Err(IndexError::WrongMaterial {
+                expected: self.material,
+                found,
+            });
+        }
+        let mut g = Gathered {
+            def: [[0; 5]; 2],
+            def_len: [0; 2],
+            other: [[[0; 5]; 4]; 2],
+            other_len: [[0; 4]; 2],
+        };
+        for color in Color::ALL {
+            let c = color.index();
+            let n_adv = self.defenders[c].n_adv;
+            let (mut a, mut e) = (0, 0);
+            for (sq, p) in pos.pieces(color) {
+                let s = sq.index() as u8;
+                match p.role() {
+                    Role::King => g.def[c][0] = s,
+                    Role::Advisor => {
+                        g.def[c][1 + a] = s;
+                        a += 1;
+                    }
+                    Role::Elephant => {
+                        g.def[c][1 + n_adv + e] = s;
+                        e += 1;
+                    }
+                    role => {
+                        let k = other_slot(role);
+                        g.other[c][k][g.other_len[c][k]] = s;
+                        g.other_len[c][k] += 1;
+                    }
+                }
+            }
+            g.def_len[c] = 1 + n_adv + self.defenders[c].n_ele;
+        }
+        Ok(g)
+    }
+
+    /// The index of a position of this material (its mirror image's where that is the one
+    /// numbered). The side to move is not part of the index.
+    pub fn encode(&self, pos: &Position) -> Result<u64, IndexError> {
+        let g = self.gather(pos)?;
+        let bad = |color: Color, s: u8| {
+            let square = Square::new(s);
+            let role = pos.piece_at(square).map_or(Role::King, |p| p.role());
+            IndexError::BadSquare {
+                color,
+                role,
+                square,
+            }
+        };
+        let [red, black] = &self.defenders;
+        let mut r = red
+            .find(&g.def[0][..g.def_len[0]], false)
+            .map_err(|s| bad(Color::Red, s))?;
+        let mut b = black
+            .find(&g.def[1][..g.def_len[1]], false)
+            .map_err(|s| bad(Color::Black, s))?;
+        let (mr, mb) = (red.mirror[r as usize], black.mirror[b as usize]);
+        let mirror = r > mr || (r == mr && b > mb);
+        if mirror {
+            (r, b) = (mr, mb);
+        }
+        let j = self.red_canon_pos[r as usize] as usize;
+        let pair = self.pair_start[j]
+            + if r < red.mirror[r as usize] {
+                b as u64
+            } else {
+                self.black_sym_rank[b as usize] as u64
+            };
+        let mut others = 0u64;
+        for grp in &self.groups {
+            let squares = &g.other[grp.color.index()][other_slot(grp.role)][..grp.count];
+            let mut slots = [0u8; 5];
+            grp.domain.slots(squares, mirror, &mut slots).map_err(|s| {
+                bad(
+                    grp.color,
+                    if mirror {
+                        Square::new(s).mirror().index() as u8
+                    } else {
+                        s
+                    },
+                )
+            })?;
+            others = others * grp.size + comb_rank(&slots[..grp.count]);
+        }
+        Ok(pair * self.others_size + others)
+    }
+}
+
+/// What enumerating every index of one side to move finds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Census {
+    /// Indices per side to move.
+    pub index_size: u64,
+    /// Entries that decode to a legal position.
+    pub legal_entries: u64,
+    /// Real legal positions they stand for: mirror images both counted, identical pieces'
+    /// permutations once.
+    pub legal: u64,
+}
+
+impl Indexer {
+    /// Enumerates every index with `turn` to move (in parallel) and counts the legal positions.
+    pub fn census(&self, turn: Color) -> Census {
+        use rayon::prelude::*;
+        const CHUNK: u64 = 1 << 14;
+        let (entries, legal) = (0..self.size.div_ceil(CHUNK))
+            .into_par_iter()
+            .map(|c| {
+                let (mut e, mut l) = (0u64, 0u64);
+                for i in c * CHUNK..((c + 1) * CHUNK).min(self.size) {
+                    if let Some(pos) = self.decode(i, turn) {
+                        if !pos.opponent_in_check() {
+                            e += 1;
+                            l += self.multiplicity(i) as u64;
+                        }
+                    }
+                }
+                (e, l)
+            })
+            .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        Census {
+            index_size: self.size,
+            legal_entries: entries,
+            legal,
+        }
+    }
+}

@@ -1,0 +1,555 @@
+//! The board, making and unmaking moves, check detection, legal move generation and retro
+//! (un-move) generation. Pure rules code: no I/O, and no allocation (move lists live on the stack).
+
+use crate::geometry::{
+    Steps, ADVISOR_STEPS, ELEPHANT_STEPS, HORSE_SOURCES, HORSE_STEPS, KING_STEPS, PAWN_SOURCES,
+    PAWN_STEPS, RAYS,
+};
+use crate::piece::{Color, Piece, Role};
+use crate::square::Square;
+use arrayvec::ArrayVec;
+use std::fmt;
+
+/// A move from one point to another, printed in UCCI form (`h2e2`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Move {
+    pub from: Square,
+    pub to: Square,
+}
+
+impl Move {
+    #[inline]
+    pub const fn new(from: Square, to: Square) -> Move {
+        Move { from, to }
+    }
+
+    /// Parses UCCI notation such as `h2e2`.
+    pub fn parse(s: &str) -> Option<Move> {
+        if s.len() != 4 || !s.is_ascii() {
+            return None;
+        }
+        Some(Move::new(Square::parse(&s[..2])?, Square::parse(&s[2..])?))
+    }
+}
+
+impl fmt::Display for Move {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}{}", self.from, self.to)
+    }
+}
+
+/// Upper bound on the moves of one side in any position (pseudo-legal moves of a full army are
+/// at most 34 + 34 + 16 + 15 + 4 + 8 + 8 = 119).
+pub const MAX_MOVES: usize = 128;
+
+/// A stack-allocated list of moves.
+pub type MoveList = ArrayVec<Move, MAX_MOVES>;
+
+/// What [`Position::play`] took off the board, to put back with [`Position::undo`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Undo {
+    captured: u8,
+}
+
+impl Undo {
+    pub fn captured(self) -> Option<Piece> {
+        Piece::from_code(self.captured)
+    }
+}
+
+/// A Xiangqi position: the pieces and the side to move. Move counters are not kept: they play no
+/// part in the value of an endgame position.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Position {
+    board: [u8; 90],
+    occ: [u128; 2],
+    /// King points; 90 while a colour has no king (only during construction).
+    king: [u8; 2],
+    turn: Color,
+}
+
+const NO_KING: u8 = 90;
+
+#[inline]
+const fn code(color: Color, role: Role) -> u8 {
+    Piece::new(color, role).code()
+}
+
+impl Position {
+    /// An empty board with `turn` to move.
+    pub const fn empty(turn: Color) -> Position {
+        Position {
+            board: [0; 90],
+            occ: [0; 2],
+            king: [NO_KING; 2],
+            turn,
+        }
+    }
+
+    /// The initial position of a game.
+    pub fn startpos() -> Position {
+        crate::fen::parse_fen(crate::fen::START_FEN).expect("start FEN is valid")
+    }
+
+    #[inline]
+    pub fn turn(&self) -> Color {
+        self.turn
+    }
+
+    #[inline]
+    pub fn set_turn(&mut self, turn: Color) {
+        self.turn = turn;
+    }
+
+    #[inline]
+    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
+        Piece::from_code(self.board[sq.index()])
+    }
+
+    #[inline]
+    pub fn is_empty_at(&self, sq: Square) -> bool {
+        self.board[sq.index()] == 0
+    }
+
+    /// Places a piece; returns false (and changes nothing) if the point is taken.
+    #[inline]
+    pub fn put(&mut self, sq: Square, piece: Piece) -> bool {
+        let i = sq.index();
+        if self.board[i] != 0 {
+            return false;
+        }
+        self.board[i] = piece.code();
+        self.occ[piece.color().index()] |= 1u128 << i;
+        if piece.role() == Role::King {
+            self.king[piece.color().index()] = i as u8;
+        }
+        true
+    }
+
+    /// Removes and returns the piece on a point.
+    pub fn remove(&mut self, sq: Square) -> Option<Piece> {
+        let i = sq.index();
+        let p = Piece::from_code(self.board[i])?;
+        self.board[i] = 0;
+        self.occ[p.color().index()] &= !(1u128 << i);
+        if p.role() == Role::King {
+            self.king[p.color().index()] = NO_KING;
+        }
+        Some(p)
+    }
+
+    /// The king of a colour, if it is on the board.
+    #[inline]
+    pub fn king(&self, color: Color) -> Option<Square> {
+        let k = self.king[color.index()];
+        (k != NO_KING).then(|| Square::new(k))
+    }
+
+    /// All pieces of a colour, by increasing point.
+    pub fn pieces(&self, color: Color) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        BitIter(self.occ[color.index()]).map(move |i| {
+            (
+                Square::new(i),
+                Piece::from_code(self.board[i as usize]).unwrap(),
+            )
+        })
+    }
+
+    /// All pieces on the board, by increasing point.
+    pub fn all_pieces(&self) -> impl Iterator<Item = (Square, Piece)> + '_ {
+        BitIter(self.occ[0] | self.occ[1]).map(move |i| {
+            (
+                Square::new(i),
+                Piece::from_code(self.board[i as usize]).unwrap(),
+            )
+        })
+    }
+
+    /// Number of pieces of a colour and role.
+    pub fn count(&self, color: Color, role: Role) -> usize {
+        self.pieces(color).filter(|(_, p)| p.role() == role).count()
+    }
+
+    /// Left–right mirror image (same side to move).
+    pub fn mirror(&self) -> Position {
+        self.transformed(|sq| sq.mirror(), false)
+    }
+
+    /// The colour-flipped twin: board turned 180°, colours swapped, the other side to move.
+    /// It has the same value, and is how a table serves both a material and its twin.
+    pub fn flip_colors(&self) -> Position {
+        self.transformed(|sq| sq.rotate(), true)
+    }
+
+    fn transformed(&self, map: impl Fn(Square) -> Square, swap: bool) -> Position {
+        let mut out = Position::empty(if swap { !self.turn } else { self.turn });
+        for (sq, p) in self.all_pieces() {
+            let p = if swap {
+                Piece::new(!p.color(), p.role())
+            } else {
+                p
+            };
+            out.put(map(sq), p);
+        }
+        out
+    }
+
+    /// Is `color`'s king attacked (including by the facing enemy king)? False without a king.
+    pub fn in_check(&self, color: Color) -> bool {
+        let k = self.king[color.index()];
+        if k == NO_KING {
+            return false;
+        }
+        let them = !color;
+        let (rook, cannon, king) = (
+            code(them, Role::Rook),
+            code(them, Role::Cannon),
+            code(them, Role::King),
+        );
+        for ray in &RAYS[k as usize] {
+            let mut screened = false;
+            for &s in ray.squares() {
+                let p = self.board[s as usize];
+                if p == 0 {
+                    continue;
+                }
+                if !screened {
+                    // The enemy king can only be met along the file: the flying-general rule.
+                    if p == rook || p == king {
+                        return true;
+                    }
+                    screened = true;
+                } else {
+                    if p == cannon {
+                        return true;
+                    }
+                    break;
+                }
+            }
+        }
+        let horse = code(them, Role::Horse);
+        for (o, leg) in HORSE_SOURCES[k as usize].with_aux() {
+            if self.board[o as usize] == horse && self.board[leg as usize] == 0 {
+                return true;
+            }
+        }
+        let pawn = code(them, Role::Pawn);
+        PAWN_SOURCES[them.index()][k as usize]
+            .targets()
+            .iter()
+            .any(|&o| self.board[o as usize] == pawn)
+    }
+
+    /// Is the side to move in check?
+    #[inline]
+    pub fn is_check(&self) -> bool {
+        self.in_check(self.turn)
+    }
+
+    /// A position can arise in play only if the side that just moved is not in check.
+    #[inline]
+    pub fn opponent_in_check(&self) -> bool {
+        self.in_check(!self.turn)
+    }
+
+    /// Is this a capture in this position?
+    #[inline]
+    pub fn is_capture(&self, m: Move) -> bool {
+        self.board[m.to.index()] != 0
+    }
+
+    /// Plays a (pseudo-legal) move and passes the turn.
+    #[inline]
+    pub fn play(&mut self, m: Move) -> Undo {
+        let (f, t) = (m.from.index(), m.to.index());
+        let p = self.board[f];
+        let captured = self.board[t];
+        let us = self.turn.index();
+        if captured != 0 {
+            self.occ[1 - us] &= !(1u128 << t);
+        }
+        self.board[t] = p;
+        self.board[f] = 0;
+        self.occ[us] ^= (1u128 << f) | (1u128 << t);
+        if p & 7 == Role::King as u8 {
+            self.king[us] = t as u8;
+        }
+        self.turn = !self.turn;
+        Undo { captured }
+    }
+
+    /// Takes back a move made with [`Position::play`].
+    #[inline]
+    pub fn undo(&mut self, m: Move, undo: Undo) {
+        self.turn = !self.turn;
+        let (f, t) = (m.from.index(), m.to.index());
+        let us = self.turn.index();
+        let p = self.board[t];
+        self.board[f] = p;
+        self.board[t] = undo.captured;
+        self.occ[us] ^= (1u128 << f) | (1u128 << t);
+        if undo.captured != 0 {
+            self.occ[1 - us] |= 1u128 << t;
+        }
+        if p & 7 == Role::King as u8 {
+            self.king[us] = f as u8;
+        }
+    }
+
+    /// Takes back a non-capturing move `m` that the side not to move made: its piece goes from
+    /// `m.to` back to `m.from`, and that side is to move again.
+    #[inline]
+    pub fn unplay(&mut self, m: Move) {
+        self.turn = !self.turn;
+        self.play(m.reversed_quiet());
+        self.turn = !self.turn;
+    }
+
+    /// Every pseudo-legal move of the side to move (may leave its own king in check).
+    pub fn pseudo_legal_moves(&self, out: &mut MoveList) {
+        let us = self.turn;
+        let own = self.occ[us.index()];
+        let b = &self.board;
+        for i in BitIter(own) {
+            let from = Square::new(i);
+            let s = i as usize;
+            let mut step = |to: u8| {
+                if own & (1u128 << to) == 0 {
+                    out.push(Move::new(from, Square::new(to)));
+                }
+            };
+            match b[s] & 7 {
+                r if r == Role::King as u8 => KING_STEPS[s].targets().iter().for_each(|&t| step(t)),
+                r if r == Role::Advisor as u8 => {
+                    ADVISOR_STEPS[s].targets().iter().for_each(|&t| step(t))
+                }
+                r if r == Role::Elephant as u8 => blocked_steps(&ELEPHANT_STEPS[s], b, step),
+                r if r == Role::Horse as u8 => blocked_steps(&HORSE_STEPS[s], b, step),
+                r if r == Role::Pawn as u8 => PAWN_STEPS[us.index()][s]
+                    .targets()
+                    .iter()
+                    .for_each(|&t| step(t)),
+                r if r == Role::Rook as u8 => {
+                    for ray in &RAYS[s] {
+                        for &t in ray.squares() {
+                            step(t);
+                            if b[t as usize] != 0 {
+                                break;
+                            }
+                        }
+                    }
+                }
+                _ => {
+                    // Cannon: slides to empty points, captures over exactly one screen.
+                    for ray in &RAYS[s] {
+                        let mut it = ray.squares().iter();
+                        for &t in it.by_ref() {
+                            if b[t as usize] != 0 {
+                                break;
+                            }
+                            step(t);
+                        }
+                        for &t in it {
+                            if b[t as usize] != 0 {
+                                step(t);
+                                break;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every legal move of the side to move.
+    pub fn legal_moves(&self) -> MoveList {
+        let mut pseudo = MoveList::new();
+        self.pseudo_legal_moves(&mut pseudo);
+        let mut scratch = self.clone();
+        let us = self.turn;
+        pseudo.retain(|m| {
+            let u = scratch.play(*m);
+            let ok = !scratch.in_check(us);
+            scratch.undo(*m, u);
+            ok
+        });
+        pseudo
+    }
+
+    /// Does the side to move have any legal move? (If not, it has lost: checkmate or stalemate.)
+    pub fn has_legal_move(&self) -> bool {
+        let mut pseudo = MoveList::new();
+        self.pseudo_legal_moves(&mut pseudo);
+        let mut scratch = self.clone();
+        let us = self.turn;
+        pseudo.iter().any(|m| {
+            let u = scratch.play(*m);
+            let ok = !scratch.in_check(us);
+            scratch.undo(*m, u);
+            ok
+        })
+    }
+
+    /// Retro moves: every non-capturing move by the side *not* to move that leads to this
+    /// position from a position that is itself legal (the side not to move there is not in check).
+    /// Each is returned as the forward move (`from` is the point in the predecessor); apply it
+    /// backwards with [`Position::unplay`]. Empty if this position is itself illegal.
+    pub fn retro_moves(&self) -> MoveList {
+        let mut out = MoveList::new();
+        let mover = !self.turn;
+        if self.in_check(mover) {
+            return out;
+        }
+        let b = &self.board;
+        let mut scratch = self.clone();
+        for i in BitIter(self.occ[mover.index()]) {
+            let to = Square::new(i);
+            let s = i as usize;
+            let mut cands: ArrayVec<u8, 20> = ArrayVec::new();
+            match b[s] & 7 {
+                r if r == Role::King as u8 => cands.extend(
+                    KING_STEPS[s]
+                        .targets()
+                        .iter()
+                        .copied()
+                        .filter(|&o| b[o as usize] == 0),
+                ),
+                r if r == Role::Advisor as u8 => cands.extend(
+                    ADVISOR_STEPS[s]
+                        .targets()
+                        .iter()
+                        .copied()
+                        .filter(|&o| b[o as usize] == 0),
+                ),
+                // Elephant steps are symmetric, and the eye of o→to is the eye of to→o.
+                r if r == Role::Elephant as u8 => blocked_steps(&ELEPHANT_STEPS[s], b, |o| {
+                    if b[o as usize] == 0 {
+                        cands.push(o)
+                    }
+                }),
+                r if r == Role::Horse as u8 => blocked_steps(&HORSE_SOURCES[s], b, |o| {
+                    if b[o as usize] == 0 {
+                        cands.push(o)
+                    }
+                }),
+                r if r == Role::Pawn as u8 => cands.extend(
+                    PAWN_SOURCES[mover.index()][s]
+                        .targets()
+                        .iter()
+                        .copied()
+                        .filter(|&o| b[o as usize] == 0),
+                ),
+                _ => {
+                    // Rook and cannon: a quiet slide, back along any ray over empty points.
+                    for ray in &RAYS[s] {
+                        for &o in ray.squares() {
+                            if b[o as usize] != 0 {
+                                break;
+                            }
+                            cands.push(o);
+                        }
+                    }
+                }
+            }
+            for o in cands {
+                let m = Move::new(Square::new(o), to);
+                scratch.unplay(m);
+                // The predecessor is legal only if the side not to move there is not in check.
+                if !scratch.in_check(self.turn) {
+                    out.push(m);
+                }
+                scratch.play(m);
+            }
+        }
+        out
+    }
+}
+
+impl Move {
+    #[inline]
+    const fn reversed_quiet(self) -> Move {
+        Move {
+            from: self.to,
+            to: self.from,
+        }
+    }
+}
+
+/// Calls `f` for each step whose auxiliary point (eye or leg) is empty.
+#[inline]
+fn blocked_steps<const N: usize>(steps: &Steps<N>, b: &[u8; 90], mut f: impl FnMut(u8)) {
+    for (t, aux) in steps.with_aux() {
+        if b[aux as usize] == 0 {
+            f(t);
+        }
+    }
+}
+
+/// Iterates the set bits of an occupancy mask.
+struct BitIter(u128);
+
+impl Iterator for BitIter {
+    type Item = u8;
+    #[inline]
+    fn next(&mut self) -> Option<u8> {
+        if self.0 == 0 {
+            return None;
+        }
+        let i = self.0.trailing_zeros() as u8;
+        self.0 &= self.0 - 1;
+        Some(i)
+    }
+}
+
+impl fmt::Debug for Position {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Position({})", crate::fen::to_fen(self))
+    }
+}
+
+impl fmt::Display for Position {
+    /// A text diagram, Black at the top.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for rank in (0..10u8).rev() {
+            write!(f, "{rank} ")?;
+            for file in 0..9u8 {
+                let c = self
+                    .piece_at(Square::from_coords(file, rank))
+                    .map_or('.', |p| p.fen_char());
+                write!(f, " {c}")?;
+            }
+            writeln!(f)?;
+        }
+        writeln!(f, "   a b c d e f g h i")?;
+        write!(
+            f,
+            "{} to move",
+            if self.turn == Color::Red {
+                "Red"
+            } else {
+                "Black"
+            }
+        )
+    }
+}
+
+/// Counts the leaf nodes of the legal move tree to `depth` plies.
+pub fn perft(pos: &Position, depth: u32) -> u64 {
+    fn go(pos: &mut Position, depth: u32) -> u64 {
+        let moves = pos.legal_moves();
+        if depth == 1 {
+            return moves.len() as u64;
+        }
+        let mut n = 0;
+        for m in moves {
+            let u = pos.play(m);
+            n += go(pos, depth - 1);
+            pos.undo(m, u);
+        }
+        n
+    }
+    if depth == 0 {
+        return 1;
+    }
+    go(&mut pos.clone(), depth)
+}
