@@ -31,6 +31,8 @@ pub enum IndexError {
         role: Role,
         square: Square,
     },
+    #[error("the index of {0} would have more than 2^64 entries")]
+    TooLarge(Material),
 }
 
 const fn binomials() -> [[u64; 6]; 91] {
@@ -287,7 +289,7 @@ fn other_slot(role: Role) -> usize {
 }
 
 impl Indexer {
-    pub fn new(material: Material) -> Indexer {
+    pub fn new(material: Material) -> Result<Indexer, IndexError> {
         let def = |c: Color| {
             Defenders::new(
                 c,
@@ -341,8 +343,13 @@ impl Indexer {
                 }
             }
         }
-        let others_size: u64 = groups.iter().map(|g| g.size).product();
-        Indexer {
+        let too_large = || IndexError::TooLarge(material);
+        let others_size = groups
+            .iter()
+            .try_fold(1u64, |acc, g| acc.checked_mul(g.size))
+            .ok_or_else(too_large)?;
+        let size = pairs.checked_mul(others_size).ok_or_else(too_large)?;
+        Ok(Indexer {
             material,
             defenders,
             red_canon,
@@ -353,8 +360,8 @@ impl Indexer {
             pairs,
             groups,
             others_size,
-            size: pairs * others_size,
-        }
+            size,
+        })
     }
 
     pub fn material(&self) -> Material {

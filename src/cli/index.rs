@@ -13,7 +13,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> super::Result<()> {
     let material: Material = args.material.parse()?;
-    let indexer = Indexer::new(material);
+    let indexer = Indexer::new(material)?;
     let [w, b] = [Color::Red, Color::Black].map(|c| indexer.census(c));
     if args.json {
         let side = |c: xqtb::Census| serde_json::json!({ "index_size": c.index_size, "legal": c.legal, "legal_entries": c.legal_entries });
