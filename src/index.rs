@@ -276,7 +276,6 @@ struct Gathered {
     def_len: [usize; 2],
     /// Per colour and role (R, C, N, P as 0..4): squares.
     other: [[[u8; 5]; 4]; 2],
-    other_len: [[usize; 4]; 2],
 }
 
 fn other_slot(role: Role) -> usize {
@@ -441,44 +440,38 @@ impl Indexer {
         Some(pos)
     }
 
+    /// Sorts the pieces into the index's groups in one pass, checking the material on the way.
     fn gather(&self, pos: &Position) -> Result<Gathered, IndexError> {
-        let found = Material::of(pos);
+        let mut counts = [[0u8; 8]; 2];
+        let mut g = Gathered {
+            def: [[0; 5]; 2],
+            def_len: [0; 2],
+            other: [[[0; 5]; 4]; 2],
+        };
+        for (sq, p) in pos.all_pieces() {
+            let (c, role) = (p.color().index(), p.role());
+            let k = counts[c][role as usize] as usize;
+            counts[c][role as usize] += 1;
+            if k >= self.material.count(p.color(), role) as usize {
+                continue; // more than the material has: reported below
+            }
+            let s = sq.index() as u8;
+            match role {
+                Role::King => g.def[c][0] = s,
+                Role::Advisor => g.def[c][1 + k] = s,
+                Role::Elephant => g.def[c][1 + self.defenders[c].n_adv + k] = s,
+                role => g.other[c][other_slot(role)][k] = s,
+            }
+        }
+        let found = Material::from_counts(counts);
         if found != self.material {
             return Err(IndexError::WrongMaterial {
                 expected: self.material,
                 found,
             });
         }
-        let mut g = Gathered {
-            def: [[0; 5]; 2],
-            def_len: [0; 2],
-            other: [[[0; 5]; 4]; 2],
-            other_len: [[0; 4]; 2],
-        };
-        for color in Color::ALL {
-            let c = color.index();
-            let n_adv = self.defenders[c].n_adv;
-            let (mut a, mut e) = (0, 0);
-            for (sq, p) in pos.pieces(color) {
-                let s = sq.index() as u8;
-                match p.role() {
-                    Role::King => g.def[c][0] = s,
-                    Role::Advisor => {
-                        g.def[c][1 + a] = s;
-                        a += 1;
-                    }
-                    Role::Elephant => {
-                        g.def[c][1 + n_adv + e] = s;
-                        e += 1;
-                    }
-                    role => {
-                        let k = other_slot(role);
-                        g.other[c][k][g.other_len[c][k]] = s;
-                        g.other_len[c][k] += 1;
-                    }
-                }
-            }
-            g.def_len[c] = 1 + n_adv + self.defenders[c].n_ele;
+        for c in 0..2 {
+            g.def_len[c] = 1 + self.defenders[c].n_adv + self.defenders[c].n_ele;
         }
         Ok(g)
     }

@@ -1,0 +1,90 @@
+//! The command line: output shapes the later issues' tooling reads, and clear errors.
+
+use std::process::{Command, Output};
+
+fn xqtb(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_xqtb"))
+        .args(args)
+        .output()
+        .expect("run xqtb")
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    let out = xqtb(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON object")
+}
+
+#[test]
+fn moves_plain_and_json() {
+    // Red king f2, horse e4; Black king e9, advisor e8 (the query system's KNKA example).
+    let out = xqtb(&["moves", "4k4/4a4/9/9/9/4N4/9/5K3/9/9 w"]);
+    assert!(out.status.success());
+    let mut plain: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    plain.sort();
+    // By hand: king f2→f1, f2→e2 (e-file screened by the advisor); horse e4 to all 8 points.
+    let mut want = vec![
+        "f2f1", "f2e2", "e4c3", "e4c5", "e4d2", "e4d6", "e4f6", "e4g3", "e4g5",
+    ];
+    want.sort();
+    assert_eq!(plain, want);
+    let v = json(&["moves", "--json", "4K44B49994n495k399"]);
+    assert_eq!(v["fen"], "4k4/4a4/9/9/9/4N4/9/5K3/9/9 w - - 0 1");
+    assert_eq!(v["moves"].as_array().unwrap().len(), 9);
+}
+
+#[test]
+fn perft_json() {
+    let v = json(&["perft", "3", "--json"]);
+    assert_eq!(v, serde_json::json!({"depth": 3, "nodes": 79666}));
+    let v = json(&[
+        "perft",
+        "2",
+        "--json",
+        "--fen",
+        "r1ba1a3/4kn3/2n1b4/pNp1p1p1p/4c4/6P2/P1P2R2P/1CcC5/9/2BAKAB2 w",
+    ]);
+    assert_eq!(v["nodes"], 1128);
+}
+
+#[test]
+fn index_json() {
+    let v = json(&["index", "KRK", "--json"]);
+    assert_eq!(v["material"], "KRK");
+    assert_eq!(v["sides"]["w"]["index_size"], 4050);
+    assert_eq!(v["sides"]["w"]["legal"], 3834);
+    assert_eq!(v["sides"]["b"]["legal"], 4914);
+    // The colour-flipped twin: Red to move in KKR is Black to move in KRK.
+    let twin = json(&["index", "KKR", "--json"]);
+    assert_eq!(twin["sides"]["w"]["index_size"], 4050);
+    assert_eq!(twin["sides"]["w"]["legal"], 4914);
+    assert_eq!(twin["sides"]["b"]["legal"], 3834);
+}
+
+#[test]
+fn bad_input_is_a_clear_error() {
+    for (args, needle) in [
+        (vec!["moves", "4k4/9/9/9/9/9/9/9/9/3K6 w"], "rank 0"),
+        (vec!["moves", "4k4/9/9/9/9/9/9/9/9/4K4 w"], "in check"),
+        (
+            vec!["perft", "2", "--fen", "4k4/9/9/9/9/9/9/9/9/2K6 w"],
+            "c0",
+        ),
+        (vec!["index", "KRXK"], "unknown piece letter"),
+        (vec!["index", "KRRRK"], "rook"),
+    ] {
+        let out = xqtb(&args);
+        assert!(!out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+}
