@@ -1,0 +1,122 @@
+//! Hand-checked positions, one rule each. Expected move lists were worked out by hand from the
+//! rules (shared/seeds/003, Section 2), not taken from the program.
+
+use xqtb::{parse_fen, Position};
+
+fn moves(fen: &str) -> Vec<String> {
+    let mut v: Vec<String> = parse_fen(fen)
+        .unwrap()
+        .legal_moves()
+        .iter()
+        .map(|m| m.to_string())
+        .collect();
+    v.sort();
+    v
+}
+
+fn sorted(v: &[&str]) -> Vec<String> {
+    let mut v: Vec<String> = v.iter().map(|s| s.to_string()).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn flying_general_forbids_facing_kings() {
+    // Red king d0 may not step to e0 (it would face Black's king on e9 over an empty file) nor
+    // leave the palace to c0: only d1.
+    assert_eq!(moves("4k4/9/9/9/9/9/9/9/9/3K5 w"), sorted(&["d0d1"]));
+    // With a pawn on e5 screening the file, e0 is fine; the crossed pawn also steps sideways.
+    assert_eq!(
+        moves("4k4/9/9/9/4P4/9/9/9/9/3K5 w"),
+        sorted(&["d0d1", "d0e0", "e5e6", "e5d5", "e5f5"])
+    );
+}
+
+#[test]
+fn horse_legs_and_elephant_eyes_block() {
+    // Horse b0: legs b1 (rook) and c0 (elephant) are taken, so it has no move. Elephant c0: eye b1
+    // taken (no a2), eye d1 free (e2). Rook b1: b2–b9, a1, c1–i1. King d0: d1 (e0 faces e9).
+    let mut want = vec!["c0e2", "d0d1", "b1a1"];
+    let rook: Vec<String> = (2..=9)
+        .map(|r| format!("b1b{r}"))
+        .chain("cdefghi".chars().map(|f| format!("b1{f}1")))
+        .collect();
+    want.extend(rook.iter().map(String::as_str));
+    assert_eq!(moves("4k4/9/9/9/9/9/9/9/1R7/1NBK5 w"), sorted(&want));
+}
+
+#[test]
+fn elephants_never_cross_the_river() {
+    // Elephant c4: a2 and e2 only (a6 and e6 are across the river).
+    assert_eq!(
+        moves("4k4/9/9/9/9/2B6/9/9/9/3K5 w"),
+        sorted(&["c4a2", "c4e2", "d0d1"])
+    );
+}
+
+#[test]
+fn cannon_captures_over_exactly_one_screen() {
+    // Cannon a0: slides a1–a4, b0, c0; captures the rook on a7 over the pawn on a5, never the
+    // pawn itself.
+    assert_eq!(
+        moves("4k4/9/r8/9/p8/9/9/9/9/C2K5 w"),
+        sorted(&["a0a1", "a0a2", "a0a3", "a0a4", "a0a7", "a0b0", "a0c0", "d0d1"])
+    );
+}
+
+#[test]
+fn pawns_move_forward_only_until_they_cross() {
+    // Red pawn e3 (not crossed): e4 only. Black pawn c4 (crossed): c3, b4, d4.
+    // Red's king e0 may not go to d0 (it would face d9); Black's king may go to e9 (the pawn on
+    // e3 screens the file).
+    assert_eq!(
+        moves("3k5/9/9/9/9/2p6/4P4/9/9/4K4 w"),
+        sorted(&["e3e4", "e0e1", "e0f0"])
+    );
+    assert_eq!(
+        moves("3k5/9/9/9/9/2p6/4P4/9/9/4K4 b"),
+        sorted(&["c4c3", "c4b4", "c4d4", "d9d8", "d9e9"])
+    );
+}
+
+#[test]
+fn stalemate_and_checkmate_have_no_moves() {
+    // Black king d9: d8 is covered by the rook on a8, e9 faces Red's king: stalemate (a loss).
+    let stalemate = parse_fen("3k5/R8/9/9/9/9/9/9/9/4K4 b").unwrap();
+    assert!(
+        stalemate.legal_moves().is_empty() && !stalemate.is_check() && !stalemate.has_legal_move()
+    );
+    // Rook a9 checks along rank 9, rook b8 covers d8, e9 faces Red's king: checkmate.
+    let mate = parse_fen("R2k5/1R7/9/9/9/9/9/9/9/4K4 b").unwrap();
+    assert!(mate.legal_moves().is_empty() && mate.is_check());
+}
+
+#[test]
+fn check_detection_covers_every_attacker() {
+    // Each position: Black to move, Black's king on e9 attacked by one piece.
+    for fen in [
+        "4k4/9/9/9/9/9/9/9/9/3KR4 b",    // rook on the file
+        "4k4/9/4P4/9/4C4/9/9/9/9/3K5 b", // cannon over a screen
+        "4k4/9/5N3/9/9/9/9/9/9/3K5 b",   // horse f7, leg f8 free
+        "4k4/4P4/9/9/9/9/9/9/9/3K5 b",   // pawn e8
+        "3Pk4/9/9/9/9/9/9/9/9/3K5 b",    // pawn d9 sideways
+    ] {
+        assert!(parse_fen(fen).unwrap().is_check(), "{fen}");
+    }
+    // A horse with its leg blocked gives no check.
+    assert!(!parse_fen("4k4/5r3/5N3/9/9/9/9/9/9/3K5 b")
+        .unwrap()
+        .is_check());
+}
+
+#[test]
+fn play_and_undo_restore_the_position() {
+    let start = Position::startpos();
+    let mut pos = start.clone();
+    for m in start.legal_moves() {
+        let u = pos.play(m);
+        assert_ne!(pos, start);
+        pos.undo(m, u);
+        assert_eq!(pos, start);
+    }
+}
