@@ -10,7 +10,9 @@ fn bench_perft(c: &mut Criterion) {
     let start = Position::startpos();
     let mut g = c.benchmark_group("perft");
     g.throughput(Throughput::Elements(perft(&start, 3)));
-    g.bench_function("startpos depth 3 (leaves/s)", |b| b.iter(|| perft(black_box(&start), 3)));
+    g.bench_function("startpos depth 3 (leaves/s)", |b| {
+        b.iter(|| perft(black_box(&start), 3))
+    });
     g.finish();
 }
 
@@ -23,16 +25,29 @@ fn sample() -> (Indexer, std::ops::Range<u64>) {
 
 fn bench_index(c: &mut Criterion) {
     let (ix, range) = sample();
-    let positions: Vec<Position> = range.clone().filter_map(|i| ix.decode(i, Color::Red)).collect();
+    let positions: Vec<Position> = range
+        .clone()
+        .filter_map(|i| ix.decode(i, Color::Red))
+        .collect();
 
     let mut g = c.benchmark_group("index");
     g.throughput(Throughput::Elements(range.end - range.start));
     g.bench_function("decode (entries/s)", |b| {
-        b.iter(|| range.clone().filter_map(|i| ix.decode(i, Color::Red)).count())
+        b.iter(|| {
+            range
+                .clone()
+                .filter_map(|i| ix.decode(i, Color::Red))
+                .count()
+        })
     });
     g.throughput(Throughput::Elements(positions.len() as u64));
     g.bench_function("encode (positions/s)", |b| {
-        b.iter(|| positions.iter().map(|p| ix.encode(p).unwrap()).fold(0, u64::wrapping_add))
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|p| ix.encode(p).unwrap())
+                .fold(0, u64::wrapping_add)
+        })
     });
     g.finish();
 
@@ -42,7 +57,9 @@ fn bench_index(c: &mut Criterion) {
         let mut n = 0u64;
         let mut acc = 0u64;
         for i in range.clone() {
-            let Some(mut pos) = ix.decode(i, Color::Red) else { continue };
+            let Some(mut pos) = ix.decode(i, Color::Red) else {
+                continue;
+            };
             if pos.opponent_in_check() {
                 continue;
             }
@@ -62,14 +79,18 @@ fn bench_index(c: &mut Criterion) {
     };
     let mut g = c.benchmark_group("builder step");
     g.throughput(Throughput::Elements(children(true)));
-    g.bench_function("index->position->children->index (children/s)", |b| b.iter(|| children(false)));
+    g.bench_function("index->position->children->index (children/s)", |b| {
+        b.iter(|| children(false))
+    });
 
     // The backward step: index → position → retro moves → predecessor index.
     let retro = |count_only: bool| {
         let mut n = 0u64;
         let mut acc = 0u64;
         for i in range.clone() {
-            let Some(mut pos) = ix.decode(i, Color::Red) else { continue };
+            let Some(mut pos) = ix.decode(i, Color::Red) else {
+                continue;
+            };
             for m in pos.retro_moves() {
                 n += 1;
                 if !count_only {
@@ -82,7 +103,9 @@ fn bench_index(c: &mut Criterion) {
         n.wrapping_add(acc & 1)
     };
     g.throughput(Throughput::Elements(retro(true)));
-    g.bench_function("index->position->parents->index (parents/s)", |b| b.iter(|| retro(false)));
+    g.bench_function("index->position->parents->index (parents/s)", |b| {
+        b.iter(|| retro(false))
+    });
     g.finish();
 }
 
