@@ -134,8 +134,9 @@ pub(crate) fn validate(pos: &Position) -> Result<(), ParseError> {
     Ok(())
 }
 
-/// Writes a FEN with the move counters as `- - 0 1`.
-pub fn to_fen(pos: &Position) -> String {
+/// Writes the board rows from rank 9 down, runs of empty points as digits, with `sep` between
+/// rows: shared by FEN and the query-system string, which differ in letters and separator.
+pub(crate) fn write_rows(pos: &Position, sep: &str, letter: impl Fn(Piece) -> char) -> String {
     let mut s = String::with_capacity(64);
     for rank in (0..10u8).rev() {
         let mut empty = 0;
@@ -147,7 +148,7 @@ pub fn to_fen(pos: &Position) -> String {
                         s.push(char::from(b'0' + empty));
                         empty = 0;
                     }
-                    s.push(p.fen_char());
+                    s.push(letter(p));
                 }
             }
         }
@@ -155,9 +156,15 @@ pub fn to_fen(pos: &Position) -> String {
             s.push(char::from(b'0' + empty));
         }
         if rank > 0 {
-            s.push('/');
+            s.push_str(sep);
         }
     }
+    s
+}
+
+/// Writes a FEN with the move counters as `- - 0 1`.
+pub fn to_fen(pos: &Position) -> String {
+    let mut s = write_rows(pos, "/", Piece::fen_char);
     s.push(' ');
     s.push(pos.turn().fen_char());
     s.push_str(" - - 0 1");

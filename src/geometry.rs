@@ -59,7 +59,9 @@ const fn same_half(r0: i32, r1: i32) -> bool {
 const ORTHO: [(i32, i32); 4] = [(0, 1), (0, -1), (1, 0), (-1, 0)];
 const DIAG: [(i32, i32); 4] = [(1, 1), (1, -1), (-1, 1), (-1, -1)];
 
-const fn king_steps() -> [Steps<4>; 90] {
+/// One step in the given directions without leaving the palace: king (orthogonal) and advisor
+/// (diagonal).
+const fn palace_steps(dirs: [(i32, i32); 4]) -> [Steps<4>; 90] {
     let mut t = [Steps::EMPTY; 90];
     let mut s = 0;
     while s < 90 {
@@ -67,27 +69,7 @@ const fn king_steps() -> [Steps<4>; 90] {
         if palace(f, r) {
             let mut d = 0;
             while d < 4 {
-                let (nf, nr) = (f + ORTHO[d].0, r + ORTHO[d].1);
-                if in_board(nf, nr) && palace(nf, nr) && same_half(r, nr) {
-                    t[s] = t[s].push(sq(nf, nr), 0);
-                }
-                d += 1;
-            }
-        }
-        s += 1;
-    }
-    t
-}
-
-const fn advisor_steps() -> [Steps<4>; 90] {
-    let mut t = [Steps::EMPTY; 90];
-    let mut s = 0;
-    while s < 90 {
-        let (f, r) = ((s % 9) as i32, (s / 9) as i32);
-        if palace(f, r) {
-            let mut d = 0;
-            while d < 4 {
-                let (nf, nr) = (f + DIAG[d].0, r + DIAG[d].1);
+                let (nf, nr) = (f + dirs[d].0, r + dirs[d].1);
                 if in_board(nf, nr) && palace(nf, nr) && same_half(r, nr) {
                     t[s] = t[s].push(sq(nf, nr), 0);
                 }
@@ -255,8 +237,8 @@ const fn rays() -> [[Ray; 4]; 90] {
     t
 }
 
-pub static KING_STEPS: [Steps<4>; 90] = king_steps();
-pub static ADVISOR_STEPS: [Steps<4>; 90] = advisor_steps();
+pub static KING_STEPS: [Steps<4>; 90] = palace_steps(ORTHO);
+pub static ADVISOR_STEPS: [Steps<4>; 90] = palace_steps(DIAG);
 pub static ELEPHANT_STEPS: [Steps<4>; 90] = elephant_steps();
 pub static HORSE_STEPS: [Steps<8>; 90] = horse_steps();
 pub static HORSE_SOURCES: [Steps<8>; 90] = horse_sources();

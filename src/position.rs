@@ -318,18 +318,16 @@ impl Position {
                     out.push(Move::new(from, Square::new(to)));
                 }
             };
-            match b[s] & 7 {
-                r if r == Role::King as u8 => KING_STEPS[s].targets().iter().for_each(|&t| step(t)),
-                r if r == Role::Advisor as u8 => {
-                    ADVISOR_STEPS[s].targets().iter().for_each(|&t| step(t))
-                }
-                r if r == Role::Elephant as u8 => blocked_steps(&ELEPHANT_STEPS[s], b, step),
-                r if r == Role::Horse as u8 => blocked_steps(&HORSE_STEPS[s], b, step),
-                r if r == Role::Pawn as u8 => PAWN_STEPS[us.index()][s]
+            match Role::from_u8(b[s] & 7) {
+                Some(Role::King) => KING_STEPS[s].targets().iter().for_each(|&t| step(t)),
+                Some(Role::Advisor) => ADVISOR_STEPS[s].targets().iter().for_each(|&t| step(t)),
+                Some(Role::Elephant) => blocked_steps(&ELEPHANT_STEPS[s], b, step),
+                Some(Role::Horse) => blocked_steps(&HORSE_STEPS[s], b, step),
+                Some(Role::Pawn) => PAWN_STEPS[us.index()][s]
                     .targets()
                     .iter()
                     .for_each(|&t| step(t)),
-                r if r == Role::Rook as u8 => {
+                Some(Role::Rook) => {
                     for ray in &RAYS[s] {
                         for &t in ray.squares() {
                             step(t);
@@ -363,31 +361,29 @@ impl Position {
 
     /// Every legal move of the side to move.
     pub fn legal_moves(&self) -> MoveList {
-        let mut pseudo = MoveList::new();
-        self.pseudo_legal_moves(&mut pseudo);
+        let mut moves = MoveList::new();
+        self.pseudo_legal_moves(&mut moves);
         let mut scratch = self.clone();
-        let us = self.turn;
-        pseudo.retain(|m| {
-            let u = scratch.play(*m);
-            let ok = !scratch.in_check(us);
-            scratch.undo(*m, u);
-            ok
-        });
-        pseudo
+        moves.retain(|m| scratch.keeps_king_safe(*m));
+        moves
     }
 
     /// Does the side to move have any legal move? (If not, it has lost: checkmate or stalemate.)
     pub fn has_legal_move(&self) -> bool {
-        let mut pseudo = MoveList::new();
-        self.pseudo_legal_moves(&mut pseudo);
+        let mut moves = MoveList::new();
+        self.pseudo_legal_moves(&mut moves);
         let mut scratch = self.clone();
+        moves.iter().any(|m| scratch.keeps_king_safe(*m))
+    }
+
+    /// Is the pseudo-legal move `m` legal: does it leave the mover's king unattacked?
+    #[inline]
+    fn keeps_king_safe(&mut self, m: Move) -> bool {
         let us = self.turn;
-        pseudo.iter().any(|m| {
-            let u = scratch.play(*m);
-            let ok = !scratch.in_check(us);
-            scratch.undo(*m, u);
-            ok
-        })
+        let u = self.play(m);
+        let ok = !self.in_check(us);
+        self.undo(m, u);
+        ok
     }
 
     /// Retro moves: every non-capturing move by the side *not* to move that leads to this
@@ -405,53 +401,37 @@ impl Position {
         for i in BitIter(self.occ[mover.index()]) {
             let to = Square::new(i);
             let s = i as usize;
-            let mut cands: ArrayVec<u8, 20> = ArrayVec::new();
-            match b[s] & 7 {
-                r if r == Role::King as u8 => cands.extend(
-                    KING_STEPS[s]
-                        .targets()
-                        .iter()
-                        .copied()
-                        .filter(|&o| b[o as usize] == 0),
-                ),
-                r if r == Role::Advisor as u8 => cands.extend(
-                    ADVISOR_STEPS[s]
-                        .targets()
-                        .iter()
-                        .copied()
-                        .filter(|&o| b[o as usize] == 0),
-                ),
+            // Origins: empty points from which this piece reaches `to` without capturing.
+            let mut origins: ArrayVec<u8, 20> = ArrayVec::new();
+            let mut from_empty = |o: u8| {
+                if b[o as usize] == 0 {
+                    origins.push(o)
+                }
+            };
+            match Role::from_u8(b[s] & 7) {
+                Some(Role::King) => KING_STEPS[s].targets().iter().for_each(|&o| from_empty(o)),
+                Some(Role::Advisor) => ADVISOR_STEPS[s]
+                    .targets()
+                    .iter()
+                    .for_each(|&o| from_empty(o)),
+                Some(Role::Pawn) => PAWN_SOURCES[mover.index()][s]
+                    .targets()
+                    .iter()
+                    .for_each(|&o| from_empty(o)),
                 // Elephant steps are symmetric, and the eye of o→to is the eye of to→o.
-                r if r == Role::Elephant as u8 => blocked_steps(&ELEPHANT_STEPS[s], b, |o| {
-                    if b[o as usize] == 0 {
-                        cands.push(o)
-                    }
-                }),
-                r if r == Role::Horse as u8 => blocked_steps(&HORSE_SOURCES[s], b, |o| {
-                    if b[o as usize] == 0 {
-                        cands.push(o)
-                    }
-                }),
-                r if r == Role::Pawn as u8 => cands.extend(
-                    PAWN_SOURCES[mover.index()][s]
-                        .targets()
-                        .iter()
-                        .copied()
-                        .filter(|&o| b[o as usize] == 0),
-                ),
+                Some(Role::Elephant) => blocked_steps(&ELEPHANT_STEPS[s], b, from_empty),
+                Some(Role::Horse) => blocked_steps(&HORSE_SOURCES[s], b, from_empty),
                 _ => {
                     // Rook and cannon: a quiet slide, back along any ray over empty points.
                     for ray in &RAYS[s] {
-                        for &o in ray.squares() {
-                            if b[o as usize] != 0 {
-                                break;
-                            }
-                            cands.push(o);
-                        }
+                        ray.squares()
+                            .iter()
+                            .take_while(|&&o| b[o as usize] == 0)
+                            .for_each(|&o| from_empty(o));
                     }
                 }
             }
-            for o in cands {
+            for o in origins {
                 let m = Move::new(Square::new(o), to);
                 scratch.unplay(m);
                 // The predecessor is legal only if the side not to move there is not in check.

@@ -111,25 +111,7 @@ pub fn parse_qstring(s: &str) -> Result<QueryPosition, ParseError> {
 
 /// Writes a query-system position string (`black_view` appends `:`).
 pub fn to_qstring(pos: &Position, black_view: bool) -> String {
-    let mut s = String::with_capacity(40);
-    for rank in (0..10u8).rev() {
-        let mut empty = 0u8;
-        for file in 0..9u8 {
-            match pos.piece_at(Square::from_coords(file, rank)) {
-                None => empty += 1,
-                Some(p) => {
-                    if empty > 0 {
-                        s.push(char::from(b'0' + empty));
-                        empty = 0;
-                    }
-                    s.push(letter_of(p));
-                }
-            }
-        }
-        if empty > 0 {
-            s.push(char::from(b'0' + empty));
-        }
-    }
+    let mut s = crate::fen::write_rows(pos, "", letter_of);
     if pos.turn() == Color::Black {
         s.push('0');
     }
