@@ -543,6 +543,11 @@ pub struct Census {
 impl Indexer {
     /// Enumerates every index with `turn` to move (in parallel) and counts the legal positions.
     pub fn census(&self, turn: Color) -> Census {
+        self.census_with_progress(turn, |_| ())
+    }
+
+    /// [`Indexer::census`], calling `progress(n)` as each run of `n` indices is done.
+    pub fn census_with_progress(&self, turn: Color, progress: impl Fn(u64) + Sync) -> Census {
         use rayon::prelude::*;
         const CHUNK: u64 = 1 << 14;
         let (entries, legal) = (0..self.size.div_ceil(CHUNK))
@@ -557,6 +562,7 @@ impl Indexer {
                         }
                     }
                 }
+                progress(((c + 1) * CHUNK).min(self.size) - c * CHUNK);
                 (e, l)
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));

@@ -9,12 +9,24 @@ pub struct Args {
     /// Print `{"material", "sides": {"w": {"index_size", "legal"}, "b": {...}}}`.
     #[arg(long)]
     json: bool,
+    /// No progress bar (it is shown only on a terminal anyway).
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 pub fn run(args: Args) -> super::Result<()> {
     let material: Material = args.material.parse()?;
     let indexer = Indexer::new(material)?;
-    let [w, b] = [Color::Red, Color::Black].map(|c| indexer.census(c));
+    let [w, b] = [Color::Red, Color::Black].map(|c| {
+        let bar = super::progress_bar(
+            indexer.size(),
+            &format!("{material} {c:?} to move"),
+            args.quiet,
+        );
+        let census = indexer.census_with_progress(c, |n| bar.inc(n));
+        bar.finish_and_clear();
+        census
+    });
     if args.json {
         let side = |c: xqtb::Census| serde_json::json!({ "index_size": c.index_size, "legal": c.legal, "legal_entries": c.legal_entries });
         println!(

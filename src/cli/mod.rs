@@ -51,3 +51,29 @@ pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 fn position(text: &str) -> Result<xqtb::Position> {
     xqtb::parse_position(text).map_err(|e| format!("bad position {text:?}: {e}").into())
 }
+
+/// A progress bar on stderr showing positions done, rate and ETA; hidden when stderr is not a
+/// terminal or with `--quiet`.
+fn progress_bar(len: u64, label: &str, quiet: bool) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    let target = if quiet {
+        ProgressDrawTarget::hidden()
+    } else {
+        ProgressDrawTarget::stderr()
+    };
+    let bar = ProgressBar::with_draw_target(Some(len), target);
+    let style = ProgressStyle::with_template(
+        "{msg}: {human_pos}/{human_len} positions [{bar:30}] {rate} ETA {eta}",
+    )
+    .expect("valid template")
+    .with_key(
+        "rate",
+        |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{:.1} M/s", s.per_sec() / 1e6);
+        },
+    )
+    .progress_chars("=> ");
+    bar.set_style(style);
+    bar.set_message(label.to_string());
+    bar
+}
