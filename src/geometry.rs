@@ -184,17 +184,27 @@ const fn pawn_steps(color: usize) -> [Steps<3>; 90] {
     t
 }
 
-/// Points from which a pawn of the colour steps onto each point.
+/// Can a pawn of the colour stand on this point: its start ranks on files a, c, e, g, i, or
+/// anywhere across the river?
+const fn pawn_point(color: usize, f: i32, r: i32) -> bool {
+    let r = if color == 0 { r } else { 9 - r };
+    r >= 5 || ((r == 3 || r == 4) && f % 2 == 0)
+}
+
+/// Points from which a pawn of the colour steps onto each point (only points a pawn can stand
+/// on: a retro move never puts a pawn back on its own back ranks or an odd file before the river).
 const fn pawn_sources(color: usize) -> [Steps<3>; 90] {
     let steps = pawn_steps(color);
     let mut t = [Steps::EMPTY; 90];
     let mut s = 0;
     while s < 90 {
-        let mut i = 0;
-        while i < steps[s].len as usize {
-            let to = steps[s].to[i] as usize;
-            t[to] = t[to].push(s as u8, 0);
-            i += 1;
+        if pawn_point(color, (s % 9) as i32, (s / 9) as i32) {
+            let mut i = 0;
+            while i < steps[s].len as usize {
+                let to = steps[s].to[i] as usize;
+                t[to] = t[to].push(s as u8, 0);
+                i += 1;
+            }
         }
         s += 1;
     }
