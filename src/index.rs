@@ -416,8 +416,11 @@ impl Indexer {
     }
 
     /// The position of an index with `turn` to move; `None` where two pieces would share a point.
+    /// Also `None` for an index past the end.
     pub fn decode(&self, index: u64, turn: Color) -> Option<Position> {
-        debug_assert!(index < self.size);
+        if index >= self.size {
+            return None;
+        }
         let (r, b) = self.pair(index / self.others_size);
         let mut pos = Position::empty(turn);
         self.defenders[0].place(r, &mut pos);

@@ -150,3 +150,10 @@ fn oversized_index_is_an_error() {
         .unwrap();
     assert!(err.to_string().contains("2^64"), "{err}");
 }
+
+#[test]
+fn decode_past_the_end_is_none() {
+    let ix = Indexer::new("KRK".parse().unwrap()).unwrap();
+    assert!(ix.decode(ix.size(), Color::Red).is_none());
+    assert!(ix.decode(u64::MAX, Color::Black).is_none());
+}
