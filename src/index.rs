@@ -14,7 +14,7 @@
 
 use crate::material::Material;
 use crate::piece::{Color, Piece, Role};
-use crate::position::Position;
+use crate::position::{BitIter, Position};
 use crate::square::{can_occupy, Square};
 use thiserror::Error;
 
@@ -93,6 +93,18 @@ fn comb_unrank(mut rank: u64, n: usize, out: &mut [u8]) {
     }
 }
 
+/// Insertion sort for the few slots of one group.
+#[inline]
+fn small_sort(a: &mut [u8]) {
+    for i in 1..a.len() {
+        let mut j = i;
+        while j > 0 && a[j - 1] > a[j] {
+            a.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
 /// The points a piece of one colour and role may occupy, in increasing order, and the inverse.
 #[derive(Clone)]
 struct Domain {
@@ -134,7 +146,11 @@ impl Domain {
                 return Err(s);
             }
         }
-        out[..squares.len()].sort_unstable();
+        // Points arrive in increasing order and the domain is in increasing order, so slots are
+        // sorted already; the mirror reverses files, so then they need sorting.
+        if mirror {
+            small_sort(&mut out[..squares.len()]);
+        }
         Ok(())
     }
 }
@@ -153,6 +169,9 @@ struct Defenders {
     mirror: Vec<u32>,
     /// Mixed-radix raw code (king slot, advisor rank, elephant rank) → placement number.
     lookup: Vec<u32>,
+    /// Radices of the raw code: C(5, advisors), C(7, elephants).
+    a_size: u64,
+    e_size: u64,
 }
 
 const NONE: u32 = u32::MAX;
@@ -177,6 +196,8 @@ impl Defenders {
             placements: Vec::new(),
             mirror: Vec::new(),
             lookup: vec![NONE; raw_size as usize],
+            a_size,
+            e_size,
         };
         for raw in 0..raw_size {
             let (k, a, e) = (raw / (a_size * e_size), raw / e_size % a_size, raw % e_size);
@@ -220,9 +241,7 @@ impl Defenders {
         self.king.slots(&sq[..1], mirror, &mut ks)?;
         self.adv.slots(&sq[1..1 + self.n_adv], mirror, &mut a)?;
         self.ele.slots(&sq[1 + self.n_adv..], mirror, &mut e)?;
-        let a_size = BINOM[self.adv.points.len()][self.n_adv];
-        let e_size = BINOM[self.ele.points.len()][self.n_ele];
-        let raw = (ks[0] as u64 * a_size + comb_rank(&a[..self.n_adv])) * e_size
+        let raw = (ks[0] as u64 * self.a_size + comb_rank(&a[..self.n_adv])) * self.e_size
             + comb_rank(&e[..self.n_ele]);
         match self.lookup[raw as usize] {
             NONE => Err(sq[0]), // king on a defender's point: cannot come from a real position
@@ -246,6 +265,8 @@ struct Group {
     color: Color,
     role: Role,
     count: usize,
+    /// First position of this group's squares in the gather buffer.
+    base: usize,
     domain: Domain,
     size: u64,
 }
@@ -267,24 +288,11 @@ pub struct Indexer {
     groups: Vec<Group>,
     others_size: u64,
     size: u64,
-}
-
-/// The pieces of a position sorted into the index's groups.
-struct Gathered {
-    /// Per colour: king, advisors, elephants.
-    def: [[u8; 5]; 2],
-    def_len: [usize; 2],
-    /// Per colour and role (R, C, N, P as 0..4): squares.
-    other: [[[u8; 5]; 4]; 2],
-}
-
-fn other_slot(role: Role) -> usize {
-    match role {
-        Role::Rook => 0,
-        Role::Cannon => 1,
-        Role::Horse => 2,
-        _ => 3,
-    }
+    /// Where each piece code's squares go in the flat gather buffer (see [`Indexer::encode`]):
+    /// Red's defenders, Black's defenders, then the groups in index order.
+    slot_base: [u8; 16],
+    /// How many pieces of each code the material has.
+    expected: [u8; 16],
 }
 
 impl Indexer {
@@ -325,10 +333,25 @@ impl Indexer {
             }
         }
 
+        // Gather-buffer layout: each colour's king, advisors, elephants, then the groups.
+        let mut slot_base = [0u8; 16];
+        let mut expected = [0u8; 16];
+        let mut next = 0usize;
+        for color in Color::ALL {
+            for role in [Role::King, Role::Advisor, Role::Elephant] {
+                let code = Piece::new(color, role).code() as usize;
+                slot_base[code] = next as u8;
+                expected[code] = material.count(color, role);
+                next += expected[code] as usize;
+            }
+        }
         let mut groups = Vec::new();
         for color in Color::ALL {
             for role in [Role::Rook, Role::Cannon, Role::Horse, Role::Pawn] {
                 let count = material.count(color, role) as usize;
+                let code = Piece::new(color, role).code() as usize;
+                slot_base[code] = next as u8;
+                expected[code] = count as u8;
                 if count > 0 {
                     let domain = Domain::new(color, role);
                     let size = BINOM[domain.points.len()][count];
@@ -336,10 +359,12 @@ impl Indexer {
                         color,
                         role,
                         count,
+                        base: next,
                         domain,
                         size,
                     });
                 }
+                next += count;
             }
         }
         let too_large = || IndexError::TooLarge(material);
@@ -360,6 +385,8 @@ impl Indexer {
             groups,
             others_size,
             size,
+            slot_base,
+            expected,
         })
     }
 
@@ -443,46 +470,26 @@ impl Indexer {
         Some(pos)
     }
 
-    /// Sorts the pieces into the index's groups in one pass, checking the material on the way.
-    fn gather(&self, pos: &Position) -> Result<Gathered, IndexError> {
-        let mut counts = [[0u8; 8]; 2];
-        let mut g = Gathered {
-            def: [[0; 5]; 2],
-            def_len: [0; 2],
-            other: [[[0; 5]; 4]; 2],
-        };
-        for (sq, p) in pos.all_pieces() {
-            let (c, role) = (p.color().index(), p.role());
-            let k = counts[c][role as usize] as usize;
-            counts[c][role as usize] += 1;
-            if k >= self.material.count(p.color(), role) as usize {
-                continue; // more than the material has: reported below
-            }
-            let s = sq.index() as u8;
-            match role {
-                Role::King => g.def[c][0] = s,
-                Role::Advisor => g.def[c][1 + k] = s,
-                Role::Elephant => g.def[c][1 + self.defenders[c].n_adv + k] = s,
-                role => g.other[c][other_slot(role)][k] = s,
-            }
-        }
-        let found = Material::from_counts(counts);
-        if found != self.material {
-            return Err(IndexError::WrongMaterial {
-                expected: self.material,
-                found,
-            });
-        }
-        for c in 0..2 {
-            g.def_len[c] = 1 + self.defenders[c].n_adv + self.defenders[c].n_ele;
-        }
-        Ok(g)
-    }
-
     /// The index of a position of this material (its mirror image's where that is the one
     /// numbered). The side to move is not part of the index.
     pub fn encode(&self, pos: &Position) -> Result<u64, IndexError> {
-        let g = self.gather(pos)?;
+        // Gather the squares into a flat buffer laid out by piece code, without branching on
+        // the role: points come in increasing order, so each group's squares come sorted.
+        let mut buf = [0u8; 64];
+        let mut count = [0u8; 16];
+        let codes = pos.codes();
+        for s in BitIter(pos.occupied()) {
+            let code = codes[s as usize] as usize & 15;
+            let k = count[code];
+            count[code] = k.wrapping_add(1);
+            buf[(self.slot_base[code] as usize + k as usize) & 63] = s;
+        }
+        if count != self.expected {
+            return Err(IndexError::WrongMaterial {
+                expected: self.material,
+                found: Material::of(pos),
+            });
+        }
         let bad = |color: Color, s: u8| {
             let square = Square::new(s);
             let role = pos.piece_at(square).map_or(Role::King, |p| p.role());
@@ -493,11 +500,12 @@ impl Indexer {
             }
         };
         let [red, black] = &self.defenders;
+        let (rl, bl) = (1 + red.n_adv + red.n_ele, 1 + black.n_adv + black.n_ele);
         let mut r = red
-            .find(&g.def[0][..g.def_len[0]], false)
+            .find(&buf[..rl], false)
             .map_err(|s| bad(Color::Red, s))?;
         let mut b = black
-            .find(&g.def[1][..g.def_len[1]], false)
+            .find(&buf[rl..rl + bl], false)
             .map_err(|s| bad(Color::Black, s))?;
         let (mr, mb) = (red.mirror[r as usize], black.mirror[b as usize]);
         let mirror = r > mr || (r == mr && b > mb);
@@ -513,7 +521,7 @@ impl Indexer {
             };
         let mut others = 0u64;
         for grp in &self.groups {
-            let squares = &g.other[grp.color.index()][other_slot(grp.role)][..grp.count];
+            let squares = &buf[grp.base..grp.base + grp.count];
             let mut slots = [0u8; 5];
             grp.domain.slots(squares, mirror, &mut slots).map_err(|s| {
                 bad(

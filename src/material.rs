@@ -37,10 +37,6 @@ impl Material {
         self.counts[color.index()][role as usize]
     }
 
-    pub(crate) fn from_counts(counts: [[u8; 8]; 2]) -> Material {
-        Material { counts }
-    }
-
     /// The material of a position.
     pub fn of(pos: &Position) -> Material {
         let mut counts = [[0u8; 8]; 2];

@@ -138,6 +138,18 @@ impl Position {
         Some(p)
     }
 
+    /// Piece codes by point (0 = empty), for the index's tight loops.
+    #[inline]
+    pub(crate) fn codes(&self) -> &[u8; 90] {
+        &self.board
+    }
+
+    /// Points with a piece of either colour, as bits.
+    #[inline]
+    pub(crate) fn occupied(&self) -> u128 {
+        self.occ[0] | self.occ[1]
+    }
+
     /// The king of a colour, if it is on the board.
     #[inline]
     pub fn king(&self, color: Color) -> Option<Square> {
@@ -466,7 +478,7 @@ fn blocked_steps<const N: usize>(steps: &Steps<N>, b: &[u8; 90], mut f: impl FnM
 }
 
 /// Iterates the set bits of an occupancy mask.
-struct BitIter(u128);
+pub(crate) struct BitIter(pub(crate) u128);
 
 impl Iterator for BitIter {
     type Item = u8;
