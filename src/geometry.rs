@@ -255,3 +255,96 @@ pub static HORSE_SOURCES: [Steps<8>; 90] = horse_sources();
 pub static PAWN_STEPS: [[Steps<3>; 90]; 2] = [pawn_steps(0), pawn_steps(1)];
 pub static PAWN_SOURCES: [[Steps<3>; 90]; 2] = [pawn_sources(0), pawn_sources(1)];
 pub static RAYS: [[Ray; 4]; 90] = rays();
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::square::Square;
+
+    fn sq(name: &str) -> u8 {
+        Square::parse(name).unwrap().index() as u8
+    }
+
+    fn names(pairs: impl Iterator<Item = (u8, u8)>) -> Vec<(String, String)> {
+        let mut v: Vec<_> = pairs
+            .map(|(a, b)| (Square::new(a).to_string(), Square::new(b).to_string()))
+            .collect();
+        v.sort();
+        v
+    }
+
+    fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+        let mut v: Vec<_> = list
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Hand-checked entries: a horse in the corner, an elephant on the river bank, a king and
+    /// an advisor in the palace, pawns before and after the river.
+    #[test]
+    fn tables_hold_the_hand_checked_steps() {
+        assert_eq!(
+            names(HORSE_STEPS[sq("b0") as usize].with_aux()),
+            pairs(&[("a2", "b1"), ("c2", "b1"), ("d1", "c0")])
+        );
+        assert_eq!(
+            names(HORSE_SOURCES[sq("e9") as usize].with_aux()),
+            pairs(&[("d7", "d8"), ("f7", "f8"), ("c8", "d8"), ("g8", "f8")])
+        );
+        assert_eq!(
+            names(ELEPHANT_STEPS[sq("c4") as usize].with_aux()),
+            pairs(&[("a2", "b3"), ("e2", "d3")])
+        );
+        assert_eq!(
+            names(ELEPHANT_STEPS[sq("g5") as usize].with_aux()),
+            pairs(&[("e7", "f6"), ("i7", "h6")])
+        );
+        let targets = |t: &[u8]| {
+            let mut v: Vec<String> = t.iter().map(|&s| Square::new(s).to_string()).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            targets(KING_STEPS[sq("d0") as usize].targets()),
+            ["d1", "e0"]
+        );
+        assert_eq!(
+            targets(KING_STEPS[sq("e8") as usize].targets()),
+            ["d8", "e7", "e9", "f8"]
+        );
+        assert_eq!(
+            targets(ADVISOR_STEPS[sq("e1") as usize].targets()),
+            ["d0", "d2", "f0", "f2"]
+        );
+        assert_eq!(targets(PAWN_STEPS[0][sq("c3") as usize].targets()), ["c4"]);
+        assert_eq!(
+            targets(PAWN_STEPS[0][sq("c5") as usize].targets()),
+            ["b5", "c6", "d5"]
+        );
+        assert_eq!(
+            targets(PAWN_STEPS[1][sq("a4") as usize].targets()),
+            ["a3", "b4"]
+        );
+        assert_eq!(targets(PAWN_STEPS[0][sq("i9") as usize].targets()), ["h9"]);
+        // A Red pawn reaches e5 from e4 or, across the river, from d5 and f5.
+        assert_eq!(
+            targets(PAWN_SOURCES[0][sq("e5") as usize].targets()),
+            ["d5", "e4", "f5"]
+        );
+        // Before the river a pawn only ever stood on its file: d4 has no source behind it.
+        assert_eq!(
+            targets(PAWN_SOURCES[0][sq("d5") as usize].targets()),
+            ["c5", "e5"]
+        );
+        assert_eq!(
+            RAYS[sq("a0") as usize]
+                .iter()
+                .map(|r| r.squares().len())
+                .sum::<usize>(),
+            17
+        );
+    }
+}

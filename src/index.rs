@@ -584,3 +584,67 @@ impl Indexer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// n choose k by the multiplicative formula, independent of the table.
+    fn choose(n: u64, k: u64) -> u64 {
+        (0..k).fold(1, |acc, i| acc * (n - i) / (i + 1))
+    }
+
+    #[test]
+    fn binomial_table_matches_the_formula() {
+        for n in 0..=90u64 {
+            for k in 0..=5u64 {
+                let want = if k > n { 0 } else { choose(n, k) };
+                assert_eq!(BINOM[n as usize][k as usize], want, "C({n}, {k})");
+            }
+        }
+    }
+
+    /// Every k-subset of n slots, listed in colex order, gets ranks 0, 1, 2, ... and unranks back.
+    #[test]
+    fn combination_rank_is_a_colex_bijection() {
+        for (n, k) in [
+            (90usize, 1usize),
+            (90, 2),
+            (55, 2),
+            (20, 3),
+            (14, 4),
+            (12, 5),
+        ] {
+            let mut subsets: Vec<Vec<u8>> = Vec::new();
+            let mut cur: Vec<u8> = (0..k as u8).collect();
+            loop {
+                subsets.push(cur.clone());
+                // Next subset in colex order: bump the lowest element that can move up.
+                let mut i = 0;
+                while i < k
+                    && (if i + 1 < k {
+                        cur[i] + 1 == cur[i + 1]
+                    } else {
+                        cur[i] as usize + 1 == n
+                    })
+                {
+                    i += 1;
+                }
+                if i == k {
+                    break;
+                }
+                cur[i] += 1;
+                for (j, c) in cur.iter_mut().enumerate().take(i) {
+                    *c = j as u8;
+                }
+            }
+            assert_eq!(subsets.len() as u64, choose(n as u64, k as u64));
+            for (rank, sub) in subsets.iter().enumerate() {
+                assert_eq!(comb_rank(sub), rank as u64, "{sub:?}");
+                let mut out = vec![0u8; k];
+                comb_unrank(rank as u64, n, &mut out);
+                assert_eq!(&out, sub);
+            }
+        }
+    }
+}

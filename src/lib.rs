@@ -11,6 +11,23 @@
 //!   position string;
 //! - [`material`]: material signatures such as `KRKAABB`;
 //! - [`index`]: the dense, mirror-folded index of a material's placements.
+//!
+//! ```
+//! use xqtb::{parse_position, perft, Color, Indexer, Position};
+//!
+//! // Perft of the initial position (Chess Programming Wiki: 44, 1,920, 79,666).
+//! assert_eq!(perft(&Position::startpos(), 3), 79_666);
+//!
+//! // The query system's example (a horse against a lone advisor), Red to move.
+//! let pos = parse_position("4K44B49994n495k399").unwrap();
+//! assert_eq!(pos.legal_moves().len(), 9);
+//!
+//! // Its table index, and back.
+//! let ix = Indexer::new("KNKA".parse().unwrap()).unwrap();
+//! let i = ix.encode(&pos).unwrap();
+//! let back = ix.decode(i, Color::Red).unwrap();
+//! assert!(back == pos || back == pos.mirror());
+//! ```
 
 pub mod fen;
 mod geometry;
