@@ -375,8 +375,9 @@ impl Position {
     pub fn legal_moves(&self) -> MoveList {
         let mut moves = MoveList::new();
         self.pseudo_legal_moves(&mut moves);
+        let safe = self.safety_filter();
         let mut scratch = self.clone();
-        moves.retain(|m| scratch.keeps_king_safe(*m));
+        moves.retain(|m| safe.clearly_safe(*m) || scratch.keeps_king_safe(*m));
         moves
     }
 
@@ -384,8 +385,19 @@ impl Position {
     pub fn has_legal_move(&self) -> bool {
         let mut moves = MoveList::new();
         self.pseudo_legal_moves(&mut moves);
+        let safe = self.safety_filter();
         let mut scratch = self.clone();
-        moves.iter().any(|m| scratch.keeps_king_safe(*m))
+        moves
+            .iter()
+            .any(|m| safe.clearly_safe(*m) || scratch.keeps_king_safe(*m))
+    }
+
+    fn safety_filter(&self) -> SafetyFilter {
+        let king = self.king[self.turn.index()];
+        SafetyFilter {
+            king,
+            in_check: self.in_check(self.turn),
+        }
     }
 
     /// Is the pseudo-legal move `m` legal: does it leave the mover's king unattacked?
@@ -464,6 +476,34 @@ impl Move {
             from: self.to,
             to: self.from,
         }
+    }
+}
+
+/// A cheap sufficient test that a pseudo-legal move keeps the mover's king safe, so the full
+/// make / test / unmake can be skipped for most moves of a sparse endgame position.
+///
+/// If the king is not in check now, a move by another piece can expose it only through the
+/// points it changes: the origin or the destination on the king's file or rank (a rook or the
+/// other king uncovered, a cannon gaining or losing a screen) or the origin on a point
+/// diagonally next to the king (a horse's leg freed). Captures change nothing else: the
+/// captured piece's point is the destination. Pawns' attacks cannot be uncovered.
+struct SafetyFilter {
+    king: u8,
+    in_check: bool,
+}
+
+impl SafetyFilter {
+    #[inline]
+    fn clearly_safe(&self, m: Move) -> bool {
+        if self.in_check || self.king == NO_KING {
+            return false;
+        }
+        let k = Square::new(self.king);
+        let (from, to) = (m.from, m.to);
+        let on_lines = |s: Square| s.file() == k.file() || s.rank() == k.rank();
+        let diagonal_neighbour =
+            from.file().abs_diff(k.file()) == 1 && from.rank().abs_diff(k.rank()) == 1;
+        from != k && !on_lines(from) && !on_lines(to) && !diagonal_neighbour
     }
 }
 
