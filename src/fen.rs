@@ -15,7 +15,7 @@ pub enum ParseError {
     Empty,
     #[error("FEN has {0} ranks, expected 10 (separated by '/')")]
     RankCount(usize),
-    #[error("rank {rank} of the FEN describes {len} points, expected 9")]
+    #[error("rank {rank} describes {len} points, expected 9")]
     RankLength { rank: u8, len: usize },
     #[error("unknown piece letter {0:?}")]
     UnknownLetter(char),
@@ -25,13 +25,8 @@ pub enum ParseError {
     TwoKings { color: Color },
     #[error("{color:?} has no king")]
     NoKing { color: Color },
-    #[error("{color:?} has {count} {role}s, at most {max} are possible", role = .role.name())]
-    TooMany {
-        color: Color,
-        role: Role,
-        count: usize,
-        max: u8,
-    },
+    #[error("{color:?} has more than {max} {role}s", role = .role.name())]
+    TooMany { color: Color, role: Role, max: u8 },
     #[error("{color:?} {role} on {square}, a point it can never occupy", role = .role.name())]
     BadSquare {
         color: Color,
@@ -44,6 +39,8 @@ pub enum ParseError {
     PointCount(usize),
     #[error("unexpected {0:?} after the board")]
     Trailing(String),
+    #[error("a run of 0 empty points inside the board (in a query string, 0 only ends it: Black to move)")]
+    ZeroRun,
 }
 
 /// Parses a FEN. Only the board and side fields are read; any further fields are ignored. The
@@ -66,6 +63,9 @@ pub fn parse_fen(fen: &str) -> Result<Position, ParseError> {
         let mut file = 0usize;
         for c in text.chars() {
             if let Some(d) = c.to_digit(10) {
+                if d == 0 {
+                    return Err(ParseError::ZeroRun);
+                }
                 file += d as usize;
             } else {
                 let role = Role::from_char(c).ok_or(ParseError::UnknownLetter(c))?;
@@ -105,27 +105,23 @@ pub(crate) fn place(pos: &mut Position, sq: Square, piece: Piece) -> Result<(), 
             square: sq,
         });
     }
+    if pos.count(color, role) >= role.max_count() {
+        return Err(ParseError::TooMany {
+            color,
+            role,
+            max: role.max_count(),
+        });
+    }
     pos.put(sq, piece);
     Ok(())
 }
 
-/// Whole-position checks shared by every notation: both kings, piece counts, and the side not to
-/// move not in check.
+/// Whole-position checks shared by every notation: both kings, and the side not to move not in
+/// check. (Piece counts are checked as pieces are placed.)
 pub(crate) fn validate(pos: &Position) -> Result<(), ParseError> {
     for color in Color::ALL {
         if pos.king(color).is_none() {
             return Err(ParseError::NoKing { color });
-        }
-        for role in Role::ALL {
-            let count = pos.count(color, role);
-            if count > role.max_count() as usize {
-                return Err(ParseError::TooMany {
-                    color,
-                    role,
-                    count,
-                    max: role.max_count(),
-                });
-            }
         }
     }
     if pos.opponent_in_check() {

@@ -14,6 +14,8 @@ pub enum MaterialError {
     NoRedKing(String),
     #[error("material {0:?} has no second K: Black's pieces start with Black's king")]
     NoBlackKing(String),
+    #[error("material {0:?}: a third king")]
+    ThirdKing(String),
     #[error("material {text:?}: unknown piece letter {letter:?} (use K R C N P A B)")]
     UnknownLetter { text: String, letter: char },
     #[error("material {text:?}: {count} {role}s for one side, at most {max}", role = .role.name())]
@@ -40,8 +42,10 @@ impl Material {
     /// The material of a position.
     pub fn of(pos: &Position) -> Material {
         let mut counts = [[0u8; 8]; 2];
-        for (_, p) in pos.all_pieces() {
-            counts[p.color().index()][p.role() as usize] += 1;
+        for color in Color::ALL {
+            for role in Role::ALL {
+                counts[color.index()][role as usize] = pos.count(color, role);
+            }
         }
         Material { counts }
     }
@@ -96,12 +100,13 @@ impl FromStr for Material {
         for (color, side) in [(0, &rest[..split]), (1, &rest[split + 1..])] {
             counts[color][Role::King as usize] = 1;
             for letter in side.chars() {
-                let role = Role::from_char(letter).filter(|r| *r != Role::King).ok_or(
-                    MaterialError::UnknownLetter {
-                        text: text.to_string(),
-                        letter,
-                    },
-                )?;
+                if letter == 'K' {
+                    return Err(MaterialError::ThirdKing(text.to_string()));
+                }
+                let role = Role::from_char(letter).ok_or(MaterialError::UnknownLetter {
+                    text: text.to_string(),
+                    letter,
+                })?;
                 let c = &mut counts[color][role as usize];
                 *c += 1;
                 if *c > role.max_count() {

@@ -63,6 +63,9 @@ impl Undo {
 pub struct Position {
     board: [u8; 90],
     occ: [u128; 2],
+    /// Pieces on the board by piece code: `put` keeps each within its role's maximum, so move
+    /// lists never overflow.
+    counts: [u8; 16],
     /// King points; 90 while a colour has no king (only during construction).
     king: [u8; 2],
     turn: Color,
@@ -81,6 +84,7 @@ impl Position {
         Position {
             board: [0; 90],
             occ: [0; 2],
+            counts: [0; 16],
             king: [NO_KING; 2],
             turn,
         }
@@ -106,18 +110,17 @@ impl Position {
         Piece::from_code(self.board[sq.index()])
     }
 
-    #[inline]
-    pub fn is_empty_at(&self, sq: Square) -> bool {
-        self.board[sq.index()] == 0
-    }
-
-    /// Places a piece; returns false (and changes nothing) if the point is taken.
+    /// Places a piece; returns false (and changes nothing) if the point is taken or the colour
+    /// already has as many pieces of this role as it can ever have (one king, five pawns, two of
+    /// the others).
     #[inline]
     pub fn put(&mut self, sq: Square, piece: Piece) -> bool {
         let i = sq.index();
-        if self.board[i] != 0 {
+        let code = piece.code() as usize;
+        if self.board[i] != 0 || self.counts[code] >= piece.role().max_count() {
             return false;
         }
+        self.counts[code] += 1;
         self.board[i] = piece.code();
         self.occ[piece.color().index()] |= 1u128 << i;
         if piece.role() == Role::King {
@@ -130,6 +133,7 @@ impl Position {
     pub fn remove(&mut self, sq: Square) -> Option<Piece> {
         let i = sq.index();
         let p = Piece::from_code(self.board[i])?;
+        self.counts[p.code() as usize] -= 1;
         self.board[i] = 0;
         self.occ[p.color().index()] &= !(1u128 << i);
         if p.role() == Role::King {
@@ -178,8 +182,9 @@ impl Position {
     }
 
     /// Number of pieces of a colour and role.
-    pub fn count(&self, color: Color, role: Role) -> usize {
-        self.pieces(color).filter(|(_, p)| p.role() == role).count()
+    #[inline]
+    pub fn count(&self, color: Color, role: Role) -> u8 {
+        self.counts[Piece::new(color, role).code() as usize]
     }
 
     /// Left–right mirror image (same side to move).
@@ -279,6 +284,11 @@ impl Position {
         let us = self.turn.index();
         if captured != 0 {
             self.occ[1 - us] &= !(1u128 << t);
+            self.counts[captured as usize] -= 1;
+            if captured & 7 == Role::King as u8 {
+                // Only in an illegal position; keep the king table true to the board.
+                self.king[1 - us] = NO_KING;
+            }
         }
         self.board[t] = p;
         self.board[f] = 0;
@@ -302,6 +312,10 @@ impl Position {
         self.occ[us] ^= (1u128 << f) | (1u128 << t);
         if undo.captured != 0 {
             self.occ[1 - us] |= 1u128 << t;
+            self.counts[undo.captured as usize] += 1;
+            if undo.captured & 7 == Role::King as u8 {
+                self.king[1 - us] = t as u8;
+            }
         }
         if p & 7 == Role::King as u8 {
             self.king[us] = f as u8;

@@ -71,6 +71,9 @@ pub fn parse_qstring(s: &str) -> Result<QueryPosition, ParseError> {
             ));
         }
         if let Some(d) = c.to_digit(10) {
+            if d == 0 {
+                return Err(ParseError::ZeroRun);
+            }
             let row_left = 9 - point % 9;
             if d as usize > row_left {
                 return Err(ParseError::RankLength {

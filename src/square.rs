@@ -11,15 +11,27 @@ pub const NUM_SQUARES: usize = 90;
 pub struct Square(u8);
 
 impl Square {
+    /// The point numbered `index` (`rank * 9 + file`). Panics if `index >= 90`.
     #[inline]
     pub const fn new(index: u8) -> Square {
-        debug_assert!(index < 90);
+        assert!(index < 90, "square index out of range");
         Square(index)
     }
 
+    /// The point numbered `index`, or `None` if `index >= 90`.
+    #[inline]
+    pub const fn try_new(index: u8) -> Option<Square> {
+        if index < 90 {
+            Some(Square(index))
+        } else {
+            None
+        }
+    }
+
+    /// The point on `file` (0–8) and `rank` (0–9). Panics outside the board.
     #[inline]
     pub const fn from_coords(file: u8, rank: u8) -> Square {
-        debug_assert!(file < 9 && rank < 10);
+        assert!(file < 9 && rank < 10, "coordinates off the board");
         Square(rank * 9 + file)
     }
 

@@ -83,7 +83,6 @@ fn fen_errors_name_the_problem() {
         ParseError::TooMany {
             color: Color::Red,
             role: Role::Rook,
-            count: 3,
             max: 2
         }
     );
@@ -122,6 +121,14 @@ fn query_string_round_trips_the_start_position() {
     let q = to_qstring(&start, false);
     assert_eq!(q, "RNEBKBENR91C5C1P1P1P1P1P99p1p1p1p1p1c5c19rnebkbenr");
     assert_eq!(parse_qstring(&q).unwrap().position, start);
+}
+
+#[test]
+fn zero_runs_are_rejected() {
+    // A 0 inside the board would silently swallow a misplaced side marker.
+    assert_eq!(parse_qstring("4K44B49994n495k3909"), Err(ParseError::ZeroRun));
+    assert_eq!(parse_qstring("04K44B49994n495k399"), Err(ParseError::ZeroRun));
+    assert_eq!(parse_fen("4k4/9/9/9/9/9/9/9/9/03K5 w"), Err(ParseError::ZeroRun));
 }
 
 #[test]
