@@ -30,7 +30,8 @@ fn moves_plain_and_json() {
         .map(String::from)
         .collect();
     plain.sort();
-    // By hand: king f2→f1, f2→e2 (e-file screened by the advisor); horse e4 to all 8 points.
+    // By hand: king f2→f1, f2→e2 (the advisor on e8 screens the file); horse e4 to c3 c5 d2 d6
+    // f6 g3 g5 (its eighth point, f2, holds its own king).
     let mut want = vec![
         "f2f1", "f2e2", "e4c3", "e4c5", "e4d2", "e4d6", "e4f6", "e4g3", "e4g5",
     ];
@@ -67,6 +68,7 @@ fn index_json() {
     assert_eq!(twin["sides"]["w"]["index_size"], 4050);
     assert_eq!(twin["sides"]["w"]["legal"], 4914);
     assert_eq!(twin["sides"]["b"]["legal"], 3834);
+    assert_eq!(twin["table"], "KRK");
 }
 
 #[test]
@@ -87,4 +89,43 @@ fn bad_input_is_a_clear_error() {
         assert!(err.contains(needle), "{args:?}: {err}");
         assert!(out.stdout.is_empty());
     }
+}
+
+#[test]
+fn show_prints_both_notations() {
+    let v = json(&["show", "--json", "4K44B49994n495k399"]);
+    assert_eq!(v["fen"], "4k4/4a4/9/9/9/4N4/9/5K3/9/9 w - - 0 1");
+    assert_eq!(v["qstring"], "4K44B49994n495k399");
+    assert_eq!(v["material"], "KNKA");
+    // The stalemate of tests/rules.rs: Black to move, no move, not in check.
+    let v = json(&["show", "--json", "3k5/R8/9/9/9/9/9/9/9/4K4 b"]);
+    assert_eq!(
+        (
+            v["moves"].as_u64(),
+            v["check"].as_bool(),
+            v["turn"].as_str()
+        ),
+        (Some(0), Some(false), Some("b"))
+    );
+    let text = String::from_utf8(xqtb(&["show", "3k5/R8/9/9/9/9/9/9/9/4K4 b"]).stdout).unwrap();
+    assert!(text.contains("stalemated"), "{text}");
+}
+
+/// A reader that stops early (`| head -1`) is not an error.
+#[test]
+fn closed_stdout_is_not_an_error() {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_xqtb"))
+        .args(["perft", "1"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take()); // close the read end before xqtb writes
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

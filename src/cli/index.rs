@@ -6,7 +6,7 @@ use xqtb::{Color, Indexer, Material};
 pub struct Args {
     /// Material signature, e.g. KRK or KCPABKAABB.
     material: String,
-    /// Print `{"material", "sides": {"w": {"index_size", "legal"}, "b": {...}}}`.
+    /// Print `{"material", "table", "sides": {"w": {"index_size", "legal", "legal_entries"}, "b": {...}}}`.
     #[arg(long)]
     json: bool,
     /// No progress bar (it is shown only on a terminal anyway).
@@ -14,9 +14,24 @@ pub struct Args {
     quiet: bool,
 }
 
-pub fn run(args: Args) -> super::Result<()> {
+pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     let material: Material = args.material.parse()?;
     let indexer = Indexer::new(material)?;
+    if !args.json {
+        writeln!(
+            out,
+            "material {material} (stored as table {})",
+            material.canonical()
+        )?;
+        writeln!(
+            out,
+            "index: {} defender pairs x {} others = {} entries per side to move",
+            indexer.pair_count(),
+            indexer.others_size(),
+            indexer.size()
+        )?;
+        out.flush()?;
+    }
     let [w, b] = [Color::Red, Color::Black].map(|c| {
         let bar = super::progress_bar(
             indexer.size(),
@@ -28,26 +43,21 @@ pub fn run(args: Args) -> super::Result<()> {
         census
     });
     if args.json {
-        let side = |c: xqtb::Census| serde_json::json!({ "index_size": c.index_size, "legal": c.legal, "legal_entries": c.legal_entries });
-        println!(
-            "{}",
-            serde_json::json!({ "material": material.to_string(), "sides": { "w": side(w), "b": side(b) } })
-        );
+        let json = serde_json::json!({
+            "material": material.to_string(),
+            "table": material.canonical().to_string(),
+            "sides": { "w": w, "b": b },
+        });
+        writeln!(out, "{json}")?;
     } else {
-        println!("material {material} (table {})", material.canonical());
-        println!(
-            "index: {} defender pairs x {} others = {} entries per side to move",
-            indexer.pair_count(),
-            indexer.others_size(),
-            indexer.size()
-        );
         for (name, c) in [("Red to move  ", w), ("Black to move", b)] {
-            println!(
+            writeln!(
+                out,
                 "{name}: {:>12} legal positions, {:>12} legal entries ({:.1}% of the index)",
                 c.legal,
                 c.legal_entries,
                 100.0 * c.legal_entries as f64 / c.index_size.max(1) as f64
-            );
+            )?;
         }
     }
     Ok(())

@@ -3,14 +3,16 @@
 mod index;
 mod moves;
 mod perft;
+mod show;
 
 use clap::{Parser, Subcommand};
+use std::io::{self, Write};
 
 #[derive(Parser)]
 #[command(
     name = "xqtb",
     version,
-    about = "Xiangqi endgame tablebases: rules, indexing, building and probing"
+    about = "Xiangqi endgame tablebases: rules core, position notation and indexing"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -25,18 +27,30 @@ enum Command {
     Perft(perft::Args),
     /// Report a material's index size and legal positions per side to move.
     Index(index::Args),
+    /// Show a position: diagram, FEN, query-system string, material, check.
+    Show(show::Args),
 }
 
 /// Runs the command line; returns the process exit code.
 pub fn run() -> i32 {
     let cli = Cli::parse();
+    let mut out = io::BufWriter::new(io::stdout().lock());
     let result = match cli.command {
-        Command::Moves(a) => moves::run(a),
-        Command::Perft(a) => perft::run(a),
-        Command::Index(a) => index::run(a),
-    };
+        Command::Moves(a) => moves::run(a, &mut out),
+        Command::Perft(a) => perft::run(a, &mut out),
+        Command::Index(a) => index::run(a, &mut out),
+        Command::Show(a) => show::run(a, &mut out),
+    }
+    .and_then(|()| out.flush().map_err(Into::into));
     match result {
         Ok(()) => 0,
+        // A closed pipe (`xqtb moves ... | head -1`) is the reader's choice, not an error.
+        Err(e)
+            if e.downcast_ref::<io::Error>()
+                .is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe) =>
+        {
+            0
+        }
         Err(e) => {
             eprintln!("xqtb: error: {e}");
             1
@@ -46,6 +60,9 @@ pub fn run() -> i32 {
 
 /// Errors reach the user as one line naming what is wrong.
 pub type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// Where a subcommand writes its results.
+pub type Out<'a> = &'a mut dyn Write;
 
 /// Parses a position given as FEN or query-system string, naming the input on error.
 fn position(text: &str) -> Result<xqtb::Position> {

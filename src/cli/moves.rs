@@ -1,4 +1,4 @@
-//! `xqtb moves <FEN>`
+//! `xqtb moves <POSITION>`
 
 use xqtb::to_fen;
 
@@ -11,17 +11,18 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(args: Args) -> super::Result<()> {
+pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     let pos = super::position(&args.position)?;
     let moves: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
     if args.json {
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::json!({ "fen": to_fen(&pos), "moves": moves })
-        );
+        )?;
     } else {
         for m in moves {
-            println!("{m}");
+            writeln!(out, "{m}")?;
         }
     }
     Ok(())

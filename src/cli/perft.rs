@@ -1,4 +1,4 @@
-//! `xqtb perft <DEPTH> [--fen <FEN>]`
+//! `xqtb perft <DEPTH> [--fen <POSITION>]`
 
 use xqtb::{perft, Position};
 
@@ -14,19 +14,20 @@ pub struct Args {
     json: bool,
 }
 
-pub fn run(args: Args) -> super::Result<()> {
+pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     let pos = match &args.fen {
         Some(text) => super::position(text)?,
         None => Position::startpos(),
     };
     let nodes = perft(&pos, args.depth);
     if args.json {
-        println!(
+        writeln!(
+            out,
             "{}",
             serde_json::json!({ "depth": args.depth, "nodes": nodes })
-        );
+        )?;
     } else {
-        println!("{nodes}");
+        writeln!(out, "{nodes}")?;
     }
     Ok(())
 }
