@@ -1,6 +1,9 @@
 //! Precomputed move geometry, built at compile time: steps of each piece kind from each point,
 //! with the point that must be empty (elephant's eye, horse's leg), and the four rays.
 
+use crate::piece::{Color, Role};
+use crate::square::{can_occupy, in_palace, Square};
+
 /// Up to `N` target points, each with an auxiliary point (eye or leg; unused for plain steps).
 #[derive(Clone, Copy)]
 pub struct Steps<const N: usize> {
@@ -47,8 +50,10 @@ const fn sq(f: i32, r: i32) -> u8 {
     (r * 9 + f) as u8
 }
 
+/// In either palace (the palace rule itself lives in `square`).
 const fn palace(f: i32, r: i32) -> bool {
-    f >= 3 && f <= 5 && (r <= 2 || r >= 7)
+    let s = Square::from_coords(f as u8, r as u8);
+    in_palace(Color::Red, s) || in_palace(Color::Black, s)
 }
 
 /// Same palace (the two palaces are apart, so a step between palaces never happens anyway).
@@ -184,13 +189,6 @@ const fn pawn_steps(color: usize) -> [Steps<3>; 90] {
     t
 }
 
-/// Can a pawn of the colour stand on this point: its start ranks on files a, c, e, g, i, or
-/// anywhere across the river?
-const fn pawn_point(color: usize, f: i32, r: i32) -> bool {
-    let r = if color == 0 { r } else { 9 - r };
-    r >= 5 || ((r == 3 || r == 4) && f % 2 == 0)
-}
-
 /// Points from which a pawn of the colour steps onto each point (only points a pawn can stand
 /// on: a retro move never puts a pawn back on its own back ranks or an odd file before the river).
 const fn pawn_sources(color: usize) -> [Steps<3>; 90] {
@@ -198,7 +196,8 @@ const fn pawn_sources(color: usize) -> [Steps<3>; 90] {
     let mut t = [Steps::EMPTY; 90];
     let mut s = 0;
     while s < 90 {
-        if pawn_point(color, (s % 9) as i32, (s / 9) as i32) {
+        let c = if color == 0 { Color::Red } else { Color::Black };
+        if can_occupy(c, Role::Pawn, Square::new(s as u8)) {
             let mut i = 0;
             while i < steps[s].len as usize {
                 let to = steps[s].to[i] as usize;

@@ -252,8 +252,8 @@ impl Defenders {
     fn place(&self, p: u32, pos: &mut Position) {
         let sq = &self.placements[p as usize];
         let roles = std::iter::once(Role::King)
-            .chain(std::iter::repeat(Role::Advisor).take(self.n_adv))
-            .chain(std::iter::repeat(Role::Elephant).take(self.n_ele));
+            .chain(std::iter::repeat_n(Role::Advisor, self.n_adv))
+            .chain(std::iter::repeat_n(Role::Elephant, self.n_ele));
         for (&s, role) in sq.iter().zip(roles) {
             pos.put(Square::new(s), Piece::new(self.color, role));
         }
@@ -565,7 +565,8 @@ impl Indexer {
             .into_par_iter()
             .map(|c| {
                 let (mut e, mut l) = (0u64, 0u64);
-                for i in c * CHUNK..((c + 1) * CHUNK).min(self.size) {
+                let (start, end) = (c * CHUNK, c * CHUNK + CHUNK.min(self.size - c * CHUNK));
+                for i in start..end {
                     if let Some(pos) = self.decode(i, turn) {
                         if !pos.opponent_in_check() {
                             e += 1;
@@ -573,7 +574,7 @@ impl Indexer {
                         }
                     }
                 }
-                progress(((c + 1) * CHUNK).min(self.size) - c * CHUNK);
+                progress(end - start);
                 (e, l)
             })
             .reduce(|| (0, 0), |a, b| (a.0 + b.0, a.1 + b.1));

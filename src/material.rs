@@ -72,15 +72,10 @@ impl Material {
         self.canonical() == *self
     }
 
-    /// Total number of pieces, both kings included.
-    pub fn piece_count(&self) -> usize {
-        self.counts.iter().flatten().map(|&c| c as usize).sum()
-    }
-
     fn side_string(&self, color: Color) -> String {
         Role::ALL
             .iter()
-            .flat_map(|&r| std::iter::repeat(r.char()).take(self.count(color, r) as usize))
+            .flat_map(|&r| std::iter::repeat_n(r.char(), self.count(color, r) as usize))
             .collect()
     }
 }

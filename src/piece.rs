@@ -128,11 +128,6 @@ impl Role {
             Role::Elephant => "elephant",
         }
     }
-
-    /// King, advisors and elephants never leave their own half: the index enumerates them jointly.
-    pub const fn is_defender(self) -> bool {
-        matches!(self, Role::King | Role::Advisor | Role::Elephant)
-    }
 }
 
 /// A coloured piece, packed in a byte: role in bits 0–2, colour in bit 3. 0 is an empty square.
@@ -172,7 +167,7 @@ impl Piece {
     pub const fn role(self) -> Role {
         match Role::from_u8(self.0 & 7) {
             Some(r) => r,
-            None => Role::King, // unreachable: constructed only from valid codes
+            None => panic!("Piece holds a valid role code by construction"),
         }
     }
 

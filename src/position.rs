@@ -363,7 +363,9 @@ impl Position {
                         }
                     }
                 }
-                _ => {
+                // Occupancy bits mark only squares holding a piece.
+                None => unreachable!("occupied point without a piece"),
+                Some(Role::Cannon) => {
                     // Cannon: slides to empty points, captures over exactly one screen.
                     for ray in &RAYS[s] {
                         let mut it = ray.squares().iter();
@@ -459,7 +461,8 @@ impl Position {
                 // Elephant steps are symmetric, and the eye of o→to is the eye of to→o.
                 Some(Role::Elephant) => blocked_steps(&ELEPHANT_STEPS[s], b, from_empty),
                 Some(Role::Horse) => blocked_steps(&HORSE_SOURCES[s], b, from_empty),
-                _ => {
+                None => unreachable!("occupied point without a piece"),
+                Some(Role::Rook | Role::Cannon) => {
                     // Rook and cannon: a quiet slide, back along any ray over empty points.
                     for ray in &RAYS[s] {
                         ray.squares()

@@ -82,15 +82,6 @@ impl fmt::Display for Square {
     }
 }
 
-/// Is `sq` on `color`'s own half (Red: ranks 0–4)?
-#[inline]
-pub const fn own_half(color: Color, sq: Square) -> bool {
-    match color {
-        Color::Red => sq.rank() <= 4,
-        Color::Black => sq.rank() >= 5,
-    }
-}
-
 /// The nine points of `color`'s palace.
 #[inline]
 pub const fn in_palace(color: Color, sq: Square) -> bool {
@@ -120,10 +111,10 @@ pub const fn can_occupy(color: Color, role: Role, sq: Square) -> bool {
         // c0 g0 a2 e2 i2 c4 g4
         Role::Elephant => {
             (r == 0 && (f == 2 || f == 6))
-                || (r == 2 && f % 4 == 0)
+                || (r == 2 && f.is_multiple_of(4))
                 || (r == 4 && (f == 2 || f == 6))
         }
-        Role::Pawn => (r >= 5) || ((r == 3 || r == 4) && f % 2 == 0),
+        Role::Pawn => (r >= 5) || ((r == 3 || r == 4) && f.is_multiple_of(2)),
         Role::Rook | Role::Cannon | Role::Horse => true,
     }
 }

@@ -126,9 +126,18 @@ fn query_string_round_trips_the_start_position() {
 #[test]
 fn zero_runs_are_rejected() {
     // A 0 inside the board would silently swallow a misplaced side marker.
-    assert_eq!(parse_qstring("4K44B49994n495k3909"), Err(ParseError::ZeroRun));
-    assert_eq!(parse_qstring("04K44B49994n495k399"), Err(ParseError::ZeroRun));
-    assert_eq!(parse_fen("4k4/9/9/9/9/9/9/9/9/03K5 w"), Err(ParseError::ZeroRun));
+    assert_eq!(
+        parse_qstring("4K44B49994n495k3909"),
+        Err(ParseError::ZeroRun)
+    );
+    assert_eq!(
+        parse_qstring("04K44B49994n495k399"),
+        Err(ParseError::ZeroRun)
+    );
+    assert_eq!(
+        parse_fen("4k4/9/9/9/9/9/9/9/9/03K5 w"),
+        Err(ParseError::ZeroRun)
+    );
 }
 
 #[test]

@@ -12,7 +12,12 @@ fn cases() -> Vec<(String, Vec<Option<u64>>)> {
         .map(|l| {
             let mut fields = l.split('|').map(str::trim);
             let fen = fields.next().unwrap().to_string();
-            (fen, fields.map(|n| (n != "-").then(|| n.parse().unwrap())).collect())
+            (
+                fen,
+                fields
+                    .map(|n| (n != "-").then(|| n.parse().unwrap()))
+                    .collect(),
+            )
         })
         .collect()
 }

@@ -497,8 +497,25 @@ pub fn random_placement<R: Rng>(
     }
 }
 
-/// A uniformly random legal position: like [`random_placement`] but also rejecting positions
-/// in which the side not to move is in check.
+/// A uniformly random position whose legality (the side not to move not in check) is `legal`:
+/// like [`random_placement`], rejecting the others.
+pub fn random_with_legality<R: Rng>(
+    occ: &Occupancy,
+    red: &[char],
+    black: &[char],
+    red_to_move: bool,
+    legal: bool,
+    rng: &mut R,
+) -> RefPos {
+    loop {
+        let pos = random_placement(occ, red, black, red_to_move, rng);
+        if in_check(&pos, !red_to_move) != legal {
+            return pos;
+        }
+    }
+}
+
+/// A uniformly random legal position.
 pub fn random_legal<R: Rng>(
     occ: &Occupancy,
     red: &[char],
@@ -506,12 +523,7 @@ pub fn random_legal<R: Rng>(
     red_to_move: bool,
     rng: &mut R,
 ) -> RefPos {
-    loop {
-        let pos = random_placement(occ, red, black, red_to_move, rng);
-        if !in_check(&pos, !red_to_move) {
-            return pos;
-        }
-    }
+    random_with_legality(occ, red, black, red_to_move, true, rng)
 }
 
 /// A random position that is illegal: the side not to move is in check.
@@ -522,12 +534,7 @@ pub fn random_illegal<R: Rng>(
     red_to_move: bool,
     rng: &mut R,
 ) -> RefPos {
-    loop {
-        let pos = random_placement(occ, red, black, red_to_move, rng);
-        if in_check(&pos, !red_to_move) {
-            return pos;
-        }
-    }
+    random_with_legality(occ, red, black, red_to_move, false, rng)
 }
 
 /// Counts, by naive enumeration, the legal positions with the given material and side to move:
