@@ -16,27 +16,33 @@ fn bench_perft(c: &mut Criterion) {
     g.finish();
 }
 
-/// A slice of the KRNKAABB index (the benchmark family head), Red to move.
-fn sample() -> (Indexer, std::ops::Range<u64>) {
+/// 20,000 indices of KRNKAABB (the benchmark family head) spread evenly over the whole
+/// index, so every defender pair region is visited and caches are not flattered.
+fn sample() -> (Indexer, Vec<u64>) {
     let ix = Indexer::new("KRNKAABB".parse().unwrap()).unwrap();
-    let mid = ix.size() / 2;
-    (ix, mid..mid + 20_000)
+    let n = 20_000u64;
+    // An odd stride that is not a multiple of the others range, so the others vary too.
+    let stride = ix.size() / n | 1;
+    let sample = (0..n)
+        .map(|k| (k * stride + k * 7919) % ix.size())
+        .collect();
+    (ix, sample)
 }
 
 fn bench_index(c: &mut Criterion) {
-    let (ix, range) = sample();
-    let positions: Vec<Position> = range
-        .clone()
-        .filter_map(|i| ix.decode(i, Color::Red))
+    let (ix, sample) = sample();
+    let positions: Vec<Position> = sample
+        .iter()
+        .filter_map(|&i| ix.decode(i, Color::Red))
         .collect();
 
     let mut g = c.benchmark_group("index");
-    g.throughput(Throughput::Elements(range.end - range.start));
+    g.throughput(Throughput::Elements(sample.len() as u64));
     g.bench_function("decode (entries/s)", |b| {
         b.iter(|| {
-            range
-                .clone()
-                .filter_map(|i| ix.decode(i, Color::Red))
+            sample
+                .iter()
+                .filter_map(|&i| ix.decode(i, Color::Red))
                 .count()
         })
     });
@@ -56,7 +62,7 @@ fn bench_index(c: &mut Criterion) {
     let children = |count_only: bool| {
         let mut n = 0u64;
         let mut acc = 0u64;
-        for i in range.clone() {
+        for &i in &sample {
             let Some(mut pos) = ix.decode(i, Color::Red) else {
                 continue;
             };
@@ -87,7 +93,7 @@ fn bench_index(c: &mut Criterion) {
     let retro = |count_only: bool| {
         let mut n = 0u64;
         let mut acc = 0u64;
-        for i in range.clone() {
+        for &i in &sample {
             let Some(mut pos) = ix.decode(i, Color::Red) else {
                 continue;
             };
