@@ -16,6 +16,7 @@ use crate::material::Material;
 use crate::piece::{Color, Piece, Role};
 use crate::position::{BitIter, Position};
 use crate::square::{can_occupy, Square};
+use strength_reduce::StrengthReducedU64;
 use thiserror::Error;
 
 /// Version of the index scheme; stored in table headers.
@@ -267,6 +268,7 @@ struct Group {
     count: usize,
     /// First position of this group's squares in the gather buffer.
     base: usize,
+    size_div: StrengthReducedU64,
     domain: Domain,
     size: u64,
 }
@@ -293,6 +295,7 @@ pub struct Indexer {
     slot_base: [u8; 16],
     /// How many pieces of each code the material has.
     expected: [u8; 16],
+    others_div: StrengthReducedU64,
 }
 
 impl Indexer {
@@ -362,6 +365,7 @@ impl Indexer {
                         base: next,
                         domain,
                         size,
+                        size_div: StrengthReducedU64::new(size),
                     });
                 }
                 next += count;
@@ -387,6 +391,7 @@ impl Indexer {
             size,
             slot_base,
             expected,
+            others_div: StrengthReducedU64::new(others_size),
         })
     }
 
@@ -448,14 +453,16 @@ impl Indexer {
         if index >= self.size {
             return None;
         }
-        let (r, b) = self.pair(index / self.others_size);
+        // Divisions by the fixed radices go through precomputed reciprocals: plain 64-bit
+        // divisions were most of decode's time.
+        let (pair, mut rest) = StrengthReducedU64::div_rem(index, self.others_div);
+        let (r, b) = self.pair(pair);
         let mut pos = Position::empty(turn);
         self.defenders[0].place(r, &mut pos);
         self.defenders[1].place(b, &mut pos);
-        let mut rest = index % self.others_size;
         for g in self.groups.iter().rev() {
-            let rank = rest % g.size;
-            rest /= g.size;
+            let (q, rank) = StrengthReducedU64::div_rem(rest, g.size_div);
+            rest = q;
             let mut slots = [0u8; 5];
             comb_unrank(rank, g.domain.points.len(), &mut slots[..g.count]);
             for &s in &slots[..g.count] {
