@@ -22,7 +22,7 @@ fn sample() -> (Indexer, Vec<u64>) {
     let ix = Indexer::new("KRNKAABB".parse().unwrap()).unwrap();
     let n = 20_000u64;
     // An odd stride that is not a multiple of the others range, so the others vary too.
-    let stride = ix.size() / n | 1;
+    let stride = (ix.size() / n) | 1;
     let sample = (0..n)
         .map(|k| (k * stride + k * 7919) % ix.size())
         .collect();
