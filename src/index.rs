@@ -436,9 +436,13 @@ impl Indexer {
     }
 
     /// How many real positions an entry stands for: 2 (itself and its distinct mirror image),
-    /// or 1 where the mirror image has an entry of its own or is the same position.
+    /// or 1 where the mirror image has an entry of its own or is the same position; 0 for an
+    /// index past the end.
     #[inline]
     pub fn multiplicity(&self, index: u64) -> u8 {
+        if index >= self.size {
+            return 0;
+        }
         let (r, b) = self.pair(index / self.others_size);
         if self.pair_symmetric(r, b) {
             1

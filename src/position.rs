@@ -212,6 +212,8 @@ impl Position {
     }
 
     /// Is `color`'s king attacked (including by the facing enemy king)? False without a king.
+    /// Assumes every piece stands on a point it can occupy (as every parsed or decoded position
+    /// does): an advisor or elephant put by hand in the enemy half is not seen as attacking.
     pub fn in_check(&self, color: Color) -> bool {
         let k = self.king[color.index()];
         if k == NO_KING {
@@ -582,7 +584,8 @@ impl fmt::Display for Position {
     }
 }
 
-/// Counts the leaf nodes of the legal move tree to `depth` plies.
+/// Counts the leaf nodes of the legal move tree to `depth` plies (recursively: one stack frame
+/// per ply, so depths are bounded by the stack long before they are by time).
 pub fn perft(pos: &Position, depth: u32) -> u64 {
     fn go(pos: &mut Position, depth: u32) -> u64 {
         let moves = pos.legal_moves();

@@ -82,6 +82,10 @@ fn bad_input_is_a_clear_error() {
         ),
         (vec!["index", "KRXK"], "unknown piece letter"),
         (vec!["index", "KRRRK"], "rook"),
+        (
+            vec!["perft", "20000", "--fen", "4k4/9/9/9/9/9/9/9/9/3K5 w"],
+            "at most 64",
+        ),
     ] {
         let out = xqtb(&args);
         assert!(!out.status.success(), "{args:?}");

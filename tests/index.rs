@@ -141,4 +141,5 @@ fn decode_past_the_end_is_none() {
     let ix = Indexer::new("KRK".parse().unwrap()).unwrap();
     assert!(ix.decode(ix.size(), Color::Red).is_none());
     assert!(ix.decode(u64::MAX, Color::Black).is_none());
+    assert_eq!(ix.multiplicity(ix.size()), 0);
 }

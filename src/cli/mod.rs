@@ -52,7 +52,8 @@ pub fn run() -> i32 {
             0
         }
         Err(e) => {
-            eprintln!("xqtb: error: {e}");
+            // Even a closed stderr must not turn an error into a panic.
+            let _ = writeln!(io::stderr(), "xqtb: error: {e}");
             1
         }
     }

@@ -14,7 +14,17 @@ pub struct Args {
     json: bool,
 }
 
+/// Beyond this the tree is astronomically large (and the recursion would exhaust the stack).
+const MAX_DEPTH: u32 = 64;
+
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
+    if args.depth > MAX_DEPTH {
+        return Err(format!(
+            "perft depth {} is out of reach; at most {MAX_DEPTH}",
+            args.depth
+        )
+        .into());
+    }
     let pos = match &args.fen {
         Some(text) => super::position(text)?,
         None => Position::startpos(),
