@@ -57,6 +57,15 @@ fn perft_json() {
 }
 
 #[test]
+fn perft_divide_sums_to_the_published_count() {
+    let v = json(&["perft", "3", "--divide", "--json"]);
+    let divide = v["divide"].as_object().unwrap();
+    assert_eq!(divide.len(), 44);
+    assert_eq!(divide.values().map(|n| n.as_u64().unwrap()).sum::<u64>(), 79666);
+    assert_eq!(v["nodes"], 79666);
+}
+
+#[test]
 fn index_json() {
     let v = json(&["index", "KRK", "--json"]);
     assert_eq!(v["material"], "KRK");

@@ -1,4 +1,4 @@
-//! `xqtb perft <DEPTH> [--fen <POSITION>]`
+//! `xqtb perft <DEPTH> [--fen <POSITION>] [--divide]`
 
 use xqtb::{perft, Position};
 
@@ -9,7 +9,10 @@ pub struct Args {
     /// Start from this position (FEN or query-system string) instead of the initial position.
     #[arg(long)]
     fen: Option<String>,
-    /// Print `{"depth": D, "nodes": N}`.
+    /// Also list each legal move with the leaf count below it (for comparing move generators).
+    #[arg(long)]
+    divide: bool,
+    /// Print `{"depth": D, "nodes": N}` (with `--divide`, also `"divide": {"h2e2": n, ...}`).
     #[arg(long)]
     json: bool,
 }
@@ -29,15 +32,39 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         Some(text) => super::position(text)?,
         None => Position::startpos(),
     };
-    let nodes = perft(&pos, args.depth);
+    if !args.divide || args.depth == 0 {
+        let nodes = perft(&pos, args.depth);
+        if args.json {
+            writeln!(
+                out,
+                "{}",
+                serde_json::json!({ "depth": args.depth, "nodes": nodes })
+            )?;
+        } else {
+            writeln!(out, "{nodes}")?;
+        }
+        return Ok(());
+    }
+    let mut divide = Vec::new();
+    for m in pos.legal_moves() {
+        let mut child = pos.clone();
+        child.play(m);
+        divide.push((m.to_string(), perft(&child, args.depth - 1)));
+    }
+    let nodes: u64 = divide.iter().map(|(_, n)| n).sum();
     if args.json {
+        let map: serde_json::Map<String, serde_json::Value> =
+            divide.into_iter().map(|(m, n)| (m, n.into())).collect();
         writeln!(
             out,
             "{}",
-            serde_json::json!({ "depth": args.depth, "nodes": nodes })
+            serde_json::json!({ "depth": args.depth, "nodes": nodes, "divide": map })
         )?;
     } else {
-        writeln!(out, "{nodes}")?;
+        for (m, n) in &divide {
+            writeln!(out, "{m}: {n}")?;
+        }
+        writeln!(out, "total: {nodes}")?;
     }
     Ok(())
 }
