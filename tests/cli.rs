@@ -61,7 +61,10 @@ fn perft_divide_sums_to_the_published_count() {
     let v = json(&["perft", "3", "--divide", "--json"]);
     let divide = v["divide"].as_object().unwrap();
     assert_eq!(divide.len(), 44);
-    assert_eq!(divide.values().map(|n| n.as_u64().unwrap()).sum::<u64>(), 79666);
+    assert_eq!(
+        divide.values().map(|n| n.as_u64().unwrap()).sum::<u64>(),
+        79666
+    );
     assert_eq!(v["nodes"], 79666);
 }
 
