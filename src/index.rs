@@ -268,9 +268,9 @@ struct Group {
     count: usize,
     /// First position of this group's squares in the gather buffer.
     base: usize,
-    size_div: StrengthReducedU64,
     domain: Domain,
-    size: u64,
+    /// The group's radix, C(domain points, count), with its precomputed reciprocal.
+    size: StrengthReducedU64,
 }
 
 /// The index of one material (the same numbering for both sides to move).
@@ -288,14 +288,14 @@ pub struct Indexer {
     black_sym_rank: Vec<u32>,
     pairs: u64,
     groups: Vec<Group>,
-    others_size: u64,
+    /// The `others` radix with its precomputed reciprocal.
+    others_size: StrengthReducedU64,
     size: u64,
     /// Where each piece code's squares go in the flat gather buffer (see [`Indexer::encode`]):
     /// Red's defenders, Black's defenders, then the groups in index order.
     slot_base: [u8; 16],
     /// How many pieces of each code the material has.
     expected: [u8; 16],
-    others_div: StrengthReducedU64,
 }
 
 impl Indexer {
@@ -364,8 +364,7 @@ impl Indexer {
                         count,
                         base: next,
                         domain,
-                        size,
-                        size_div: StrengthReducedU64::new(size),
+                        size: StrengthReducedU64::new(size),
                     });
                 }
                 next += count;
@@ -374,7 +373,7 @@ impl Indexer {
         let too_large = || IndexError::TooLarge(material);
         let others_size = groups
             .iter()
-            .try_fold(1u64, |acc, g| acc.checked_mul(g.size))
+            .try_fold(1u64, |acc, g| acc.checked_mul(g.size.get()))
             .ok_or_else(too_large)?;
         let size = pairs.checked_mul(others_size).ok_or_else(too_large)?;
         Ok(Indexer {
@@ -387,11 +386,10 @@ impl Indexer {
             black_sym_rank,
             pairs,
             groups,
-            others_size,
+            others_size: StrengthReducedU64::new(others_size),
             size,
             slot_base,
             expected,
-            others_div: StrengthReducedU64::new(others_size),
         })
     }
 
@@ -411,7 +409,7 @@ impl Indexer {
 
     /// Product of the group sizes: the `others` range.
     pub fn others_size(&self) -> u64 {
-        self.others_size
+        self.others_size.get()
     }
 
     /// The placement pair of a pair number.
@@ -459,13 +457,13 @@ impl Indexer {
         }
         // Divisions by the fixed radices go through precomputed reciprocals: plain 64-bit
         // divisions were most of decode's time.
-        let (pair, mut rest) = StrengthReducedU64::div_rem(index, self.others_div);
+        let (pair, mut rest) = StrengthReducedU64::div_rem(index, self.others_size);
         let (r, b) = self.pair(pair);
         let mut pos = Position::empty(turn);
         self.defenders[0].place(r, &mut pos);
         self.defenders[1].place(b, &mut pos);
         for g in self.groups.iter().rev() {
-            let (q, rank) = StrengthReducedU64::div_rem(rest, g.size_div);
+            let (q, rank) = StrengthReducedU64::div_rem(rest, g.size);
             rest = q;
             let mut slots = [0u8; 5];
             comb_unrank(rank, g.domain.points.len(), &mut slots[..g.count]);
@@ -544,9 +542,9 @@ impl Indexer {
                     },
                 )
             })?;
-            others = others * grp.size + comb_rank(&slots[..grp.count]);
+            others = others * grp.size.get() + comb_rank(&slots[..grp.count]);
         }
-        Ok(pair * self.others_size + others)
+        Ok(pair * self.others_size.get() + others)
     }
 }
 
