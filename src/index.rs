@@ -482,6 +482,13 @@ impl Indexer {
     /// The index of a position of this material (its mirror image's where that is the one
     /// numbered). The side to move is not part of the index.
     pub fn encode(&self, pos: &Position) -> Result<u64, IndexError> {
+        self.encode_mirrored(pos).map(|(index, _)| index)
+    }
+
+    /// The index of a position and whether it is numbered through its mirror image (then the
+    /// entry decodes to `pos.mirror()`, not `pos`).
+    #[inline]
+    pub fn encode_mirrored(&self, pos: &Position) -> Result<(u64, bool), IndexError> {
         // Gather the squares into a flat buffer laid out by piece code, without branching on
         // the role: points come in increasing order, so each group's squares come sorted.
         let mut buf = [0u8; 64];
@@ -544,7 +551,7 @@ impl Indexer {
             })?;
             others = others * grp.size.get() + comb_rank(&slots[..grp.count]);
         }
-        Ok(pair * self.others_size.get() + others)
+        Ok((pair * self.others_size.get() + others, mirror))
     }
 }
 

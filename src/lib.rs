@@ -29,7 +29,9 @@
 //! assert!(back == pos || back == pos.mirror());
 //! ```
 
+pub mod build;
 pub mod fen;
+mod fsio;
 mod geometry;
 pub mod index;
 pub mod material;
@@ -37,6 +39,10 @@ pub mod piece;
 pub mod position;
 pub mod qstring;
 pub mod square;
+pub mod table;
+pub mod tablebase;
+pub mod value;
+pub mod verify;
 
 pub use fen::{parse_fen, to_fen, ParseError, START_FEN};
 pub use index::{Census, IndexError, Indexer, INDEX_SCHEME_VERSION};
@@ -45,3 +51,4 @@ pub use piece::{Color, Piece, Role};
 pub use position::{perft, Move, MoveList, Position, Undo};
 pub use qstring::{parse_position, parse_qstring, to_qstring, QueryPosition};
 pub use square::Square;
+pub use value::{Outcome, Value};

@@ -72,6 +72,43 @@ impl Material {
         self.canonical() == *self
     }
 
+    /// The material after one `color` piece of `role` is captured; `None` if there is none
+    /// (or it is the king, which is never captured).
+    pub fn captured(&self, color: Color, role: Role) -> Option<Material> {
+        let c = self.counts[color.index()][role as usize];
+        (role != Role::King && c > 0).then(|| {
+            let mut m = *self;
+            m.counts[color.index()][role as usize] -= 1;
+            m
+        })
+    }
+
+    /// Total pieces on the board, kings included.
+    pub fn piece_count(&self) -> u32 {
+        self.counts.iter().flatten().map(|&c| c as u32).sum()
+    }
+
+    /// Every table a build of this material needs, itself last: the canonical materials
+    /// reachable by captures, in dependency order (each after all the tables it captures into).
+    pub fn supporting(&self) -> Vec<Material> {
+        fn visit(m: Material, out: &mut Vec<Material>) {
+            if out.contains(&m) {
+                return;
+            }
+            for color in Color::ALL {
+                for role in Role::ALL {
+                    if let Some(sub) = m.captured(color, role) {
+                        visit(sub.canonical(), out);
+                    }
+                }
+            }
+            out.push(m);
+        }
+        let mut out = Vec::new();
+        visit(self.canonical(), &mut out);
+        out
+    }
+
     fn side_string(&self, color: Color) -> String {
         Role::ALL
             .iter()

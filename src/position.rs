@@ -187,6 +187,15 @@ impl Position {
         self.counts[Piece::new(color, role).code() as usize]
     }
 
+    /// Do both sides' defenders (king, advisors, elephants) stand mirror-symmetrically? Then the
+    /// index numbers a position and its mirror image separately (see `formats/index.md`).
+    pub fn defenders_symmetric(&self) -> bool {
+        self.all_pieces().all(|(sq, p)| {
+            !matches!(p.role(), Role::King | Role::Advisor | Role::Elephant)
+                || self.board[sq.mirror().index()] == p.code()
+        })
+    }
+
     /// Left–right mirror image (same side to move).
     pub fn mirror(&self) -> Position {
         self.transformed(|sq| sq.mirror(), false)

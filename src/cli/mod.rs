@@ -1,9 +1,12 @@
 //! Argument parsing and dispatch.
 
+mod build;
 mod index;
 mod moves;
 mod perft;
 mod show;
+mod stats;
+mod verify;
 
 use clap::{Parser, Subcommand};
 use std::io::{self, Write};
@@ -12,7 +15,7 @@ use std::io::{self, Write};
 #[command(
     name = "xqtb",
     version,
-    about = "Xiangqi endgame tablebases: rules core, position notation and indexing"
+    about = "Xiangqi endgame tablebases: build, verify, probe"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -29,6 +32,12 @@ enum Command {
     Index(index::Args),
     /// Show a position: diagram, FEN, query-system string, material, check.
     Show(show::Args),
+    /// Build a table (and every supporting table it needs) by out-of-core retrograde analysis.
+    Build(build::Args),
+    /// Per side to move: legal positions, wins, draws, losses, longest win, distance histogram.
+    Stats(stats::Args),
+    /// Check every checksum, then every entry against its children (Fang 5.4).
+    Verify(verify::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -40,6 +49,9 @@ pub fn run() -> i32 {
         Command::Perft(a) => perft::run(a, &mut out),
         Command::Index(a) => index::run(a, &mut out),
         Command::Show(a) => show::run(a, &mut out),
+        Command::Build(a) => build::run(a, &mut out),
+        Command::Stats(a) => stats::run(a, &mut out),
+        Command::Verify(a) => verify::run(a, &mut out),
     }
     .and_then(|()| out.flush().map_err(Into::into));
     match result {
@@ -94,4 +106,44 @@ fn progress_bar(len: u64, label: &str, quiet: bool) -> indicatif::ProgressBar {
     bar.set_style(style);
     bar.set_message(label.to_string());
     bar
+}
+
+/// Sets the worker thread count (default: rayon's, one per core).
+fn init_threads(threads: Option<usize>) -> Result<()> {
+    if let Some(n) = threads {
+        if n == 0 {
+            return Err("--threads must be at least 1".into());
+        }
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global()
+            .map_err(|e| format!("cannot start {n} threads: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Parses a byte size: a number with an optional K, M, G or T suffix (powers of 1024; a
+/// trailing `B` or `iB` is allowed): `64M`, `1.5G`, `512MiB`, `1000000`.
+pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
+    let t = text.trim();
+    let upper = t.to_ascii_uppercase();
+    let upper = upper
+        .strip_suffix("IB")
+        .or_else(|| upper.strip_suffix('B'))
+        .unwrap_or(&upper);
+    let (num, mult) = match upper.chars().last() {
+        Some('K') => (&upper[..upper.len() - 1], 1u64 << 10),
+        Some('M') => (&upper[..upper.len() - 1], 1 << 20),
+        Some('G') => (&upper[..upper.len() - 1], 1 << 30),
+        Some('T') => (&upper[..upper.len() - 1], 1 << 40),
+        _ => (upper, 1),
+    };
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad size {text:?}: use e.g. 64M, 2G or a byte count"))?;
+    if !v.is_finite() || v < 0.0 || v * mult as f64 > u64::MAX as f64 {
+        return Err(format!("bad size {text:?}"));
+    }
+    Ok((v * mult as f64) as u64)
 }

@@ -1,0 +1,188 @@
+//! Supporting tables as the builder's initialisation pass sees them: for each capture, the
+//! win/draw/loss of the resulting position, read from the smaller table's final file. Where the
+//! budget allows, a table's results are held as 2 bits per entry (Wu and Beal's point: a few
+//! bits per position in RAM); otherwise probes go through the file's bounded block cache.
+
+use super::BuildError;
+use crate::index::Indexer;
+use crate::material::Material;
+use crate::piece::{Color, Piece, Role};
+use crate::position::Position;
+use crate::table::{table_path, TableFile};
+use crate::value::{Outcome, Value};
+use rayon::prelude::*;
+use std::path::Path;
+
+enum Source {
+    /// 2 bits per entry, both sides: 0 none, 1 loss, 2 draw, 3 win.
+    Packed {
+        bits: Vec<u64>,
+        entries: u64,
+    },
+    File(TableFile),
+}
+
+struct Sub {
+    indexer: Indexer,
+    /// The captured material is stored colour-flipped: flip the position before probing.
+    flip: bool,
+    source: Source,
+}
+
+/// The supporting tables of one material, by the piece code captured.
+pub struct Subtables {
+    by_code: [Option<usize>; 16],
+    subs: Vec<Sub>,
+}
+
+/// Bytes of the packed form of a table with `entries` entries per side.
+pub fn packed_bytes(entries: u64) -> u64 {
+    (2 * entries).div_ceil(32) * 8
+}
+
+impl Subtables {
+    /// Opens the tables that `material`'s captures lead to, packing those that fit in
+    /// `pack_budget` bytes (smallest first) and reading the rest through caches of
+    /// `cache_bytes` each. Returns them and the bytes they hold.
+    pub fn open(
+        dir: &Path,
+        material: Material,
+        pack_budget: u64,
+        cache_bytes: usize,
+    ) -> Result<(Subtables, u64), BuildError> {
+        let mut by_code = [None; 16];
+        let mut wanted: Vec<(Material, bool)> = Vec::new();
+        for color in Color::ALL {
+            for role in Role::ALL {
+                if let Some(m) = material.captured(color, role) {
+                    let key = (m.canonical(), m != m.canonical());
+                    let i = wanted.iter().position(|w| *w == key).unwrap_or_else(|| {
+                        wanted.push(key);
+                        wanted.len() - 1
+                    });
+                    by_code[Piece::new(color, role).code() as usize] = Some(i);
+                }
+            }
+        }
+        let mut order: Vec<usize> = (0..wanted.len()).collect();
+        let sizes: Vec<u64> = wanted
+            .iter()
+            .map(|(m, _)| Indexer::new(*m).map(|ix| ix.size()))
+            .collect::<Result<_, _>>()?;
+        order.sort_by_key(|&i| sizes[i]);
+        let mut slots: Vec<Option<Sub>> = wanted.iter().map(|_| None).collect();
+        let mut used = 0u64;
+        for i in order {
+            let (m, flip) = wanted[i];
+            let path = table_path(dir, m);
+            let file = TableFile::open(&path, cache_bytes)?;
+            if file.header().material != m {
+                return Err(crate::table::TableError::WrongMaterial {
+                    path,
+                    expected: m,
+                    found: file.header().material,
+                }
+                .into());
+            }
+            let bytes = packed_bytes(sizes[i]);
+            let source = if used + bytes <= pack_budget {
+                used += bytes;
+                pack(&file)?
+            } else {
+                used += cache_bytes as u64;
+                Source::File(file)
+            };
+            slots[i] = Some(Sub {
+                indexer: Indexer::new(m)?,
+                flip,
+                source,
+            });
+        }
+        Ok((
+            Subtables {
+                by_code,
+                subs: slots
+                    .into_iter()
+                    .map(|s| s.expect("every table opened"))
+                    .collect(),
+            },
+            used,
+        ))
+    }
+
+    /// The outcome, for its side to move, of `child`, a position reached by capturing a piece
+    /// of code `captured`.
+    #[inline]
+    pub fn outcome(&self, captured: u8, child: &Position) -> Result<Outcome, BuildError> {
+        let sub = &self.subs[self.by_code[captured as usize].expect("a capturable piece")];
+        let flipped;
+        let pos = if sub.flip {
+            flipped = child.flip_colors();
+            &flipped
+        } else {
+            child
+        };
+        let index = sub.indexer.encode(pos)?;
+        let side = pos.turn().index();
+        let missing = || {
+            BuildError::Inconsistent(format!(
+                "supporting table {} has no value for {}",
+                sub.indexer.material(),
+                crate::fen::to_fen(pos)
+            ))
+        };
+        match &sub.source {
+            Source::Packed { bits, entries } => {
+                let e = side as u64 * entries + index;
+                match (bits[(e / 32) as usize] >> (2 * (e % 32))) & 3 {
+                    1 => Ok(Outcome::Loss),
+                    2 => Ok(Outcome::Draw),
+                    3 => Ok(Outcome::Win),
+                    _ => Err(missing()),
+                }
+            }
+            Source::File(f) => Ok(f.value(side, index)?.ok_or_else(missing)?.outcome()),
+        }
+    }
+}
+
+fn pack(file: &TableFile) -> Result<Source, BuildError> {
+    let h = file.header();
+    let entries = h.entries;
+    let be = h.block_entries as u64;
+    // Blocks are a multiple of 32 entries, so each block fills whole words.
+    debug_assert_eq!(be % 32, 0);
+    let words_per_block = (be / 32) as usize;
+    let mut bits = vec![0u64; packed_bytes(entries) as usize / 8];
+    for side in 0..2usize {
+        let nb = h.blocks_per_side();
+        // Side 1 starts at entry `entries`, which need not be word-aligned: pack per side into
+        // a scratch vector, then shift it in.
+        let mut side_bits = vec![0u64; (nb as usize) * words_per_block];
+        side_bits
+            .par_chunks_mut(words_per_block)
+            .enumerate()
+            .try_for_each(|(block, words)| -> Result<(), BuildError> {
+                let codes = file.read_block(side, block as u64)?;
+                for (k, &c) in codes.iter().enumerate() {
+                    let v = match Value::from_code(c).map(Value::outcome) {
+                        None => 0,
+                        Some(Outcome::Loss) => 1,
+                        Some(Outcome::Draw) => 2,
+                        Some(Outcome::Win) => 3,
+                    };
+                    words[k / 32] |= v << (2 * (k % 32));
+                }
+                Ok(())
+            })?;
+        let base = side as u64 * entries;
+        for e in 0..entries {
+            let v = (side_bits[(e / 32) as usize] >> (2 * (e % 32))) & 3;
+            if v != 0 {
+                let g = base + e;
+                bits[(g / 32) as usize] |= v << (2 * (g % 32));
+            }
+        }
+    }
+    Ok(Source::Packed { bits, entries })
+}

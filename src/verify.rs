@@ -1,0 +1,167 @@
+//! Verification of a table (Fang, Section 5.4): every checksum, then every entry against the
+//! values of its children. A legal position without moves must be a loss at 0; otherwise its
+//! value must be the best value its moves give the mover (a quiet move into a position lost
+//! or won at d gives a win or loss at d + 1, a capture into a lost position a win at 1 and into
+//! a won one a loss at 0; a drawn child gives a draw). This checks the seeds (terminal
+//! positions and conversions, read from the supporting tables), every propagated win and loss
+//! (its distance is one more than the best child's: Theorem 8) and every draw (no winning move
+//! and some drawing one). Entries that are not legal positions must hold no value, and the
+//! header's counts must match the entries. Streaming: blocks in parallel, children read through
+//! bounded block caches.
+
+use crate::fen::to_fen;
+use crate::material::Material;
+use crate::piece::Color;
+use crate::table::{side_char, SideStats};
+use crate::tablebase::{ProbeError, Tablebase};
+use crate::value::{Value, CODE_NONE};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+
+/// One entry whose value its children contradict.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub fen: String,
+    pub what: String,
+}
+
+/// What verifying one table found.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub entries_checked: u64,
+    /// Total failures (only the first few are kept in `failures`).
+    pub failure_count: u64,
+    pub failures: Vec<Failure>,
+}
+
+/// Failures kept for printing.
+const KEEP: usize = 20;
+
+/// Checks every checksum of `material`'s table (a typed error on the first bad one), then
+/// verifies every entry. `progress` is called with entries done.
+pub fn verify_table(
+    tb: &Tablebase,
+    material: Material,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<Report, ProbeError> {
+    let t = tb.table(material)?;
+    t.file.verify_checksums()?;
+    let h = t.file.header().clone();
+    let failures = Mutex::new(Vec::new());
+    let failure_count = AtomicU64::new(0);
+    let fail = |fen: String, what: String| {
+        failure_count.fetch_add(1, Relaxed);
+        let mut f = failures.lock().unwrap();
+        if f.len() < KEEP {
+            f.push(Failure { fen, what });
+        }
+    };
+    let be = h.block_entries as u64;
+    let mut sides = [SideStats::default(); 2];
+    for (side, stats) in sides.iter_mut().enumerate() {
+        let turn = Color::ALL[side];
+        let side_stats = (0..h.blocks_per_side())
+            .into_par_iter()
+            .map(|block| -> Result<SideStats, ProbeError> {
+                let codes = t.file.read_block(side, block)?;
+                let mut st = SideStats::default();
+                for (k, &code) in codes.iter().enumerate() {
+                    let index = block * be + k as u64;
+                    let pos = t
+                        .indexer
+                        .decode(index, turn)
+                        .filter(|p| !p.opponent_in_check());
+                    let Some(pos) = pos else {
+                        if code != CODE_NONE {
+                            fail(
+                                format!("entry {index} of side {}", side_char(side)),
+                                "not a legal position but holds a value".into(),
+                            );
+                        }
+                        continue;
+                    };
+                    let Some(value) = Value::from_code(code) else {
+                        fail(
+                            to_fen(&pos),
+                            format!("legal position without a value (code {code:#x})"),
+                        );
+                        continue;
+                    };
+                    let mult = t.indexer.multiplicity(index) as u64;
+                    st.legal += mult;
+                    match value.outcome() {
+                        crate::value::Outcome::Win => {
+                            st.win += mult;
+                            let d = value.distance().unwrap_or(0);
+                            if st.longest_win.is_none_or(|l| d > l.distance) {
+                                st.longest_win = Some(crate::table::LongestWin {
+                                    order: value.order().unwrap_or(0),
+                                    distance: d,
+                                    index,
+                                });
+                            }
+                        }
+                        crate::value::Outcome::Draw => st.draw += mult,
+                        crate::value::Outcome::Loss => st.loss += mult,
+                    }
+                    let moves = tb.probe_moves(&pos)?;
+                    let expected = moves
+                        .iter()
+                        .map(|m| m.for_mover())
+                        .max_by_key(|v| v.rank())
+                        .unwrap_or(Value::Decided {
+                            order: 0,
+                            distance: 0,
+                        });
+                    if value != expected {
+                        fail(
+                            to_fen(&pos),
+                            format!("holds {value}, its moves give {expected}"),
+                        );
+                    }
+                }
+                progress(codes.len() as u64);
+                Ok(st)
+            })
+            .try_reduce(SideStats::default, |a, b| {
+                Ok(SideStats {
+                    legal: a.legal + b.legal,
+                    win: a.win + b.win,
+                    draw: a.draw + b.draw,
+                    loss: a.loss + b.loss,
+                    longest_win: match (a.longest_win, b.longest_win) {
+                        (Some(x), Some(y)) => Some(
+                            if y.distance > x.distance
+                                || (y.distance == x.distance && y.index < x.index)
+                            {
+                                y
+                            } else {
+                                x
+                            },
+                        ),
+                        (x, y) => x.or(y),
+                    },
+                })
+            })?;
+        *stats = side_stats;
+        if *stats != h.sides[side] {
+            fail(
+                format!("header of {}", t.file.path().display()),
+                format!(
+                    "side {} counts {:?} but the entries give {:?}",
+                    side_char(side),
+                    h.sides[side],
+                    stats
+                ),
+            );
+        }
+    }
+    let mut failures = failures.into_inner().unwrap();
+    failures.sort_by(|a, b| a.fen.cmp(&b.fen));
+    Ok(Report {
+        entries_checked: 2 * h.entries,
+        failure_count: failure_count.into_inner(),
+        failures,
+    })
+}
