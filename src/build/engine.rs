@@ -73,7 +73,6 @@ struct Build<'a> {
     /// Latest generation of every chunk (may be newer than the manifest's).
     current: [Vec<ChunkRecord>; 2],
     opts: &'a BuildOptions,
-    log: &'a (dyn Fn(&str) + Sync),
 }
 
 fn progress(opts: &BuildOptions, len: u64, msg: String) -> ProgressBar {
@@ -148,7 +147,7 @@ pub(super) fn build_table(
         .map(|&e| packed_bytes(e))
         .sum();
     let budget = opts.memory;
-    let resident = table_bytes + sub_bytes + RESERVE <= budget;
+    let resident = !opts.force_streaming && table_bytes + sub_bytes + RESERVE <= budget;
     let in_flight = 14 * cl;
     let (pack_budget, cache_bytes) = if resident {
         (budget - table_bytes - RESERVE, 4 << 20)
@@ -187,7 +186,6 @@ pub(super) fn build_table(
         },
         current: [Vec::new(), Vec::new()],
         opts,
-        log,
     };
 
     // Resume from a checkpoint whose files all check out, or start afresh.

@@ -73,6 +73,8 @@ pub struct BuildOptions {
     pub checkpoint_interval: Duration,
     /// No progress bars.
     pub quiet: bool,
+    /// Stream through chunk files even if the table would fit the budget (for tests).
+    pub force_streaming: bool,
 }
 
 /// Default entries per working chunk: 1 Mi entries, 3 MiB of working state.

@@ -28,6 +28,9 @@ pub struct Args {
     /// Entries per working chunk (testing and tuning).
     #[arg(long, hide = true, default_value_t = build::DEFAULT_CHUNK_LEN)]
     chunk_len: u64,
+    /// Stream through chunk files even when the table fits in memory (testing).
+    #[arg(long, hide = true)]
+    stream: bool,
     /// Seconds between checkpoints of a resident build (0: at every pass boundary).
     #[arg(long, default_value_t = 60.0)]
     checkpoint_secs: f64,
@@ -60,6 +63,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         chunk_len: args.chunk_len,
         checkpoint_interval: Duration::from_secs_f64(args.checkpoint_secs.max(0.0)),
         quiet,
+        force_streaming: args.stream,
     };
     let reports = build::build(material, &opts, &log)?;
     for r in reports {

@@ -4,6 +4,7 @@ mod build;
 mod index;
 mod moves;
 mod perft;
+mod probe;
 mod show;
 mod stats;
 mod verify;
@@ -36,6 +37,8 @@ enum Command {
     Build(build::Args),
     /// Per side to move: legal positions, wins, draws, losses, longest win, distance histogram.
     Stats(stats::Args),
+    /// The value of a position and of every move from it (best moves `*`, captures `c`).
+    Probe(probe::Args),
     /// Check every checksum, then every entry against its children (Fang 5.4).
     Verify(verify::Args),
 }
@@ -51,6 +54,7 @@ pub fn run() -> i32 {
         Command::Show(a) => show::run(a, &mut out),
         Command::Build(a) => build::run(a, &mut out),
         Command::Stats(a) => stats::run(a, &mut out),
+        Command::Probe(a) => probe::run(a, &mut out),
         Command::Verify(a) => verify::run(a, &mut out),
     }
     .and_then(|()| out.flush().map_err(Into::into));

@@ -1,0 +1,134 @@
+//! `xqtb probe --dir <DIR> <FEN>` and `xqtb probe --dir <DIR> --json -` (FENs on stdin).
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use xqtb::tablebase::{best_moves, Tablebase};
+use xqtb::{to_fen, Material, Position, Value};
+
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(long)]
+    dir: PathBuf,
+    /// FEN or query-system string; `-` reads one per line from stdin.
+    position: String,
+    /// One JSON object per position: `{"fen", "material", "result", "order", "distance",
+    /// "moves": [{"move", "capture", "result", "order", "distance", "best"}]}`.
+    #[arg(long)]
+    json: bool,
+    /// Block cache per open table, e.g. 16M.
+    #[arg(long, value_parser = super::parse_size, default_value = "16M")]
+    cache: u64,
+}
+
+pub fn run(args: Args, out: super::Out) -> super::Result<()> {
+    let tb = Tablebase::new(&args.dir, args.cache as usize);
+    if args.position != "-" {
+        let pos = super::position(&args.position)?;
+        return if args.json {
+            let j = probe_json(&tb, &pos)?;
+            writeln!(out, "{j}").map_err(Into::into)
+        } else {
+            probe_text(&tb, &pos, out)
+        };
+    }
+    // Batch: a bad line is reported in its place and the batch goes on.
+    let mut failures = 0;
+    for line in std::io::stdin().lock().lines() {
+        let line = line?;
+        let text = line.trim();
+        if text.is_empty() {
+            continue;
+        }
+        let result = super::position(text).and_then(|pos| {
+            if args.json {
+                probe_json(&tb, &pos).map(|j| j.to_string())
+            } else {
+                let mut buf = Vec::new();
+                probe_text(&tb, &pos, &mut buf)?;
+                Ok(String::from_utf8(buf)
+                    .expect("text output is UTF-8")
+                    .trim_end()
+                    .to_string())
+            }
+        });
+        match result {
+            Ok(s) => writeln!(out, "{s}")?,
+            Err(e) => {
+                failures += 1;
+                if args.json {
+                    writeln!(
+                        out,
+                        "{}",
+                        serde_json::json!({"fen": text, "error": e.to_string()})
+                    )?;
+                } else {
+                    writeln!(out, "{text}: error: {e}")?;
+                }
+            }
+        }
+    }
+    if failures > 0 && !args.json {
+        return Err(format!("{failures} position(s) could not be probed").into());
+    }
+    Ok(())
+}
+
+fn value_fields(v: Value) -> serde_json::Value {
+    serde_json::json!({
+        "result": v.outcome().name(),
+        "order": v.order(),
+        "distance": v.distance(),
+    })
+}
+
+fn probe_json(tb: &Tablebase, pos: &Position) -> super::Result<serde_json::Value> {
+    let value = tb.probe(pos)?;
+    let moves = tb.probe_moves(pos)?;
+    let best = best_moves(&moves);
+    let mut j = serde_json::json!({
+        "fen": to_fen(pos),
+        "material": Material::of(pos).to_string(),
+    });
+    let obj = j.as_object_mut().expect("object");
+    if let serde_json::Value::Object(f) = value_fields(value) {
+        obj.extend(f);
+    }
+    let list: Vec<serde_json::Value> = moves
+        .iter()
+        .map(|m| {
+            let mut e = serde_json::json!({"move": m.mv.to_string(), "capture": m.capture});
+            let o = e.as_object_mut().expect("object");
+            if let serde_json::Value::Object(f) = value_fields(m.value) {
+                o.extend(f);
+            }
+            o.insert("best".into(), best.contains(&m.mv).into());
+            e
+        })
+        .collect();
+    obj.insert("moves".into(), list.into());
+    Ok(j)
+}
+
+fn probe_text(tb: &Tablebase, pos: &Position, out: super::Out) -> super::Result<()> {
+    let value = tb.probe(pos)?;
+    let moves = tb.probe_moves(pos)?;
+    let best = best_moves(&moves);
+    writeln!(out, "{}", to_fen(pos))?;
+    writeln!(
+        out,
+        "{} ({} to move): {value}",
+        Material::of(pos),
+        ["Red", "Black"][pos.turn().index()]
+    )?;
+    for m in &moves {
+        writeln!(
+            out,
+            "  {}  {:<22} {}{}",
+            m.mv,
+            m.value.to_string(),
+            if m.capture { "c" } else { " " },
+            if best.contains(&m.mv) { "*" } else { "" }
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,178 @@
+//! End-to-end builds through the CLI: the published win/draw/loss figures, semantic
+//! verification of every table built, and byte-identical output across thread counts and
+//! between a resident build and a streaming one that holds a small fraction of the table.
+
+use std::path::Path;
+use std::process::Command;
+
+fn xqtb(args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_xqtb"))
+        .args(args)
+        .output()
+        .expect("run xqtb");
+    assert!(
+        out.status.success(),
+        "xqtb {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn dir_str(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Red to move W/D/L, Black to move W/D/L, longest win in plies, as independently computed
+/// (the figures; `tests/reference_dtc.rs` reproduces the first four with a naive
+/// forward solver).
+const FIGURES: [(&str, [u64; 6], u64); 5] = [
+    ("KRK", [3834, 0, 0, 0, 108, 4806], 3),
+    ("KNK", [4590, 0, 0, 0, 108, 4806], 13),
+    ("KPK", [2394, 432, 0, 0, 546, 2469], 19),
+    ("KNKA", [21366, 60, 0, 0, 816, 21990], 29),
+    ("KRKAABB", [590094, 129438, 0, 0, 408288, 432474], 35),
+];
+
+#[test]
+fn published_figures_and_verification() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir_str(dir.path());
+    for m in ["KRKAABB", "KNKA", "KPK"] {
+        xqtb(&["build", m, "--dir", d, "--quiet", "--memory", "256M"]);
+    }
+    for (m, wdl, longest) in FIGURES {
+        let j: serde_json::Value =
+            serde_json::from_str(&xqtb(&["stats", "--dir", d, m, "--json"])).unwrap();
+        let side = |s: &str, k: &str| j["sides"][s][k].as_u64().unwrap();
+        let got = [
+            side("w", "win"),
+            side("w", "draw"),
+            side("w", "loss"),
+            side("b", "win"),
+            side("b", "draw"),
+            side("b", "loss"),
+        ];
+        assert_eq!(got, wdl, "{m} W/D/L");
+        let lw = ["w", "b"]
+            .iter()
+            .filter_map(|s| j["sides"][s]["longest_win"]["distance"].as_u64())
+            .max()
+            .unwrap();
+        assert_eq!(lw, longest, "{m} longest win");
+        // The longest win's example position really is that far from conversion.
+        let fen = j["sides"]["w"]["longest_win"]["fen"].as_str().unwrap();
+        let p: serde_json::Value =
+            serde_json::from_str(&xqtb(&["probe", "--dir", d, "--json", fen])).unwrap();
+        assert_eq!(p["result"], "win");
+        assert_eq!(
+            p["distance"].as_u64().unwrap(),
+            j["sides"]["w"]["longest_win"]["distance"].as_u64().unwrap()
+        );
+    }
+    // Fang 5.4 over every table in the directory (supporting tables included).
+    let report = xqtb(&["verify", "--dir", d, "--quiet"]);
+    assert!(report.lines().count() >= 20, "{report}");
+    assert!(
+        report
+            .lines()
+            .all(|l| l.ends_with("entries)") && l.contains(": ok")),
+        "{report}"
+    );
+}
+
+fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "xqtb"))
+        .map(|p| {
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn output_does_not_depend_on_threads_or_memory() {
+    let runs: [&[&str]; 3] = [
+        &["--threads", "1"],
+        &["--threads", "2"],
+        // 16384-entry chunks: KRKAABB's working state is split into 35 chunks per side, and
+        // the build streams them through chunk files and update logs.
+        &[
+            "--threads",
+            "2",
+            "--memory",
+            "64M",
+            "--stream",
+            "--chunk-len",
+            "16384",
+        ],
+    ];
+    let mut outputs = Vec::new();
+    for extra in runs {
+        let dir = tempfile::tempdir().unwrap();
+        let mut args = vec!["build", "KRKAABB", "--dir", dir_str(dir.path()), "--quiet"];
+        args.extend_from_slice(extra);
+        let out = xqtb(&args);
+        if extra.contains(&"--stream") {
+            assert!(out.contains("streamed"), "{out}");
+        }
+        outputs.push(files(dir.path()));
+    }
+    assert_eq!(outputs[0].len(), 18, "KRKAABB and its 17 supporting tables");
+    for o in &outputs[1..] {
+        assert_eq!(o.len(), outputs[0].len());
+        for (a, b) in outputs[0].iter().zip(o) {
+            assert_eq!(a.0, b.0);
+            assert!(a.1 == b.1, "{} differs", a.0);
+        }
+    }
+}
+
+#[test]
+fn build_reuses_intact_tables_and_rebuilds_damaged_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir_str(dir.path());
+    xqtb(&["build", "KNKA", "--dir", d, "--quiet"]);
+    let before = files(dir.path());
+    let out = xqtb(&["build", "KNKA", "--dir", d, "--quiet"]);
+    assert!(out.lines().all(|l| l.contains("present")), "{out}");
+    // Damage a supporting table: it is rebuilt, identically.
+    let knk = dir.path().join("KNK.xqtb");
+    let mut bytes = std::fs::read(&knk).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x40;
+    std::fs::write(&knk, bytes).unwrap();
+    let out = xqtb(&["build", "KNKA", "--dir", d, "--quiet"]);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("KNK ") && l.contains("built")),
+        "{out}"
+    );
+    assert_eq!(files(dir.path()), before);
+}
+
+#[test]
+fn bad_arguments_are_clear_errors() {
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_xqtb"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{args:?} succeeded");
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir_str(dir.path());
+    assert!(run(&["build", "KRQK", "--dir", d]).contains("unknown piece letter"));
+    assert!(run(&["build", "KRK", "--dir", d, "--memory", "10M"]).contains("64 MiB"));
+    assert!(run(&["build", "KRK", "--dir", d, "--memory", "lots"]).contains("bad size"));
+    assert!(run(&["probe", "--dir", d, "3k5/9/9/9/9/9/9/9/9/4K1R2 w"])
+        .contains("no table for material KRK"));
+    assert!(run(&["stats", "--dir", d, "KRK"]).contains("no table"));
+}
