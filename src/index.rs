@@ -296,6 +296,9 @@ pub struct Indexer {
     slot_base: [u8; 16],
     /// How many pieces of each code the material has.
     expected: [u8; 16],
+    /// For a piece code forming a group of one piece: its group's weight in the index (the
+    /// product of the later groups' radices) and its domain's slots.
+    single: [Option<(u64, usize)>; 16],
 }
 
 impl Indexer {
@@ -376,6 +379,14 @@ impl Indexer {
             .try_fold(1u64, |acc, g| acc.checked_mul(g.size.get()))
             .ok_or_else(too_large)?;
         let size = pairs.checked_mul(others_size).ok_or_else(too_large)?;
+        let mut single = [None; 16];
+        let mut weight = 1u64;
+        for (g, grp) in groups.iter().enumerate().rev() {
+            if grp.count == 1 {
+                single[Piece::new(grp.color, grp.role).code() as usize] = Some((weight, g));
+            }
+            weight *= grp.size.get();
+        }
         Ok(Indexer {
             material,
             defenders,
@@ -390,6 +401,7 @@ impl Indexer {
             size,
             slot_base,
             expected,
+            single,
         })
     }
 
@@ -483,6 +495,22 @@ impl Indexer {
     /// numbered). The side to move is not part of the index.
     pub fn encode(&self, pos: &Position) -> Result<u64, IndexError> {
         self.encode_mirrored(pos).map(|(index, _)| index)
+    }
+
+    /// The index of the position reached from `index`'s own position (as [`Indexer::decode`]
+    /// gives it) by moving the piece with `code` from `from` to `to`, where that piece is the
+    /// only one of its kind (a rook, cannon, horse or pawn): only its group's rank changes, so
+    /// this is a few operations instead of a full [`Indexer::encode`]. `None` when the shortcut
+    /// does not apply (defenders, groups of two or more, a point outside the domain).
+    #[inline]
+    pub fn moved(&self, index: u64, code: u8, from: Square, to: Square) -> Option<u64> {
+        let (weight, g) = self.single[code as usize & 15]?;
+        let slots = &self.groups[g].domain.slot;
+        let (a, b) = (slots[from.index()], slots[to.index()]);
+        if a == NO_SLOT || b == NO_SLOT {
+            return None;
+        }
+        Some(index.wrapping_add((b as u64).wrapping_sub(a as u64).wrapping_mul(weight)))
     }
 
     /// The index of a position and whether it is numbered through its mirror image (then the

@@ -1,2 +1,611 @@
+//! Crash safety of the builder and of the table files, through the command line.
+//!
+//! A build killed (SIGKILL) at any moment, in streaming or resident mode, leaves only complete
+//! tables behind and resumes to tables byte-identical to an uninterrupted build; a damaged
+//! checkpoint is detected and the table restarted; a corrupted, truncated or extended table
+//! fails `verify` (and `probe`) with a clear error, never a panic.
+
+use rand::{Rng, SeedableRng};
+use serde_json::Value as Json;
+use std::collections::{BTreeMap, BTreeSet};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The table every build test makes (with its 17 supporting tables).
+const MAT: &str = "KRKAABB";
+/// Streaming through many small chunk files; checkpoints at every ply.
+const STREAM: &[&str] = &["--stream", "--chunk-len", "16384"];
+/// Resident, checkpointing at every pass boundary.
+const RESIDENT: &[&str] = &["--checkpoint-secs", "0", "--chunk-len", "16384"];
+/// A KNKA position (the query system's example).
+const KNKA_FEN: &str = "4k4/4a4/9/9/9/4N4/9/5K3/9/9 w";
+
+fn xqtb() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_xqtb"))
+}
+
+fn build_cmd(material: &str, dir: &Path, extra: &[&str]) -> Command {
+    let mut c = xqtb();
+    c.arg("build")
+        .arg(material)
+        .arg("--dir")
+        .arg(dir)
+        .args(extra);
+    c
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn assert_ok(what: &str, out: &Output) {
+    assert!(
+        out.status.success(),
+        "{what}: {}\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+/// Every `*.xqtb` file of `dir`, by name.
+fn tables(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut t = BTreeMap::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        let name = p.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".xqtb") {
+            t.insert(name, std::fs::read(&p).unwrap());
+        }
+    }
+    t
+}
+
+fn first_difference(a: &[u8], b: &[u8]) -> String {
+    match a.iter().zip(b).position(|(x, y)| x != y) {
+        Some(i) => format!("first difference at byte {i}"),
+        None => format!("lengths {} and {}", a.len(), b.len()),
+    }
+}
+
+/// An uninterrupted (resident, default options) build of [`MAT`]: the bytes every other build
+/// must reproduce. Built once per test process, in a directory named by the process id under
+/// cargo's scratch directory (directories of dead test processes are removed first).
+struct Reference {
+    tables: BTreeMap<String, Vec<u8>>,
+    /// Plies [`MAT`]'s build takes (its last checkpoint's ply).
+    plies: u64,
+}
+
+fn reference() -> &'static Reference {
+    static REFERENCE: OnceLock<Reference> = OnceLock::new();
+    REFERENCE.get_or_init(|| {
+        let root = Path::new(env!("CARGO_TARGET_TMPDIR"));
+        if Path::new("/proc/self").exists() {
+            for e in std::fs::read_dir(root).into_iter().flatten().flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if let Some(pid) = name.strip_prefix("resume-reference-") {
+                    if !Path::new("/proc").join(pid).exists() {
+                        let _ = std::fs::remove_dir_all(e.path());
+                    }
+                }
+            }
+        }
+        let dir = root.join(format!("resume-reference-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let start = Instant::now();
+        let out = build_cmd(MAT, &dir, &["--quiet"]).output().unwrap();
+        assert_ok("reference build", &out);
+        eprintln!(
+            "reference build of {MAT}: {:.2} s",
+            start.elapsed().as_secs_f64()
+        );
+        let stdout = text(&out.stdout);
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("{MAT} ")))
+            .unwrap_or_else(|| panic!("no report line for {MAT}:\n{stdout}"));
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = words.iter().position(|&w| w == "plies").unwrap();
+        let plies = words[at - 1].parse().unwrap();
+        let tables = tables(&dir);
+        assert!(
+            tables.contains_key(&format!("{MAT}.xqtb")) && tables.len() > 10,
+            "reference tables: {:?}",
+            tables.keys().collect::<Vec<_>>()
+        );
+        assert!(
+            !dir.join(".build").exists(),
+            "an uninterrupted build leaves no working directory"
+        );
+        Reference { tables, plies }
+    })
+}
+
+/// Copies the reference's tables into `dir`, except `skip`.
+fn seed(dir: &Path, r: &Reference, skip: &[&str]) {
+    for (name, bytes) in &r.tables {
+        if !skip.iter().any(|s| name == &format!("{s}.xqtb")) {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
+    }
+}
+
+fn store_dir(dir: &Path, material: &str) -> PathBuf {
+    dir.join(".build").join(format!("{material}.build"))
+}
+
+fn manifest(dir: &Path, material: &str) -> Option<Json> {
+    let bytes = std::fs::read(store_dir(dir, material).join("manifest.json")).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+fn manifest_ply(dir: &Path, material: &str) -> Option<u64> {
+    manifest(dir, material).and_then(|m| m["ply"].as_u64())
+}
+
+/// When to kill a build.
+#[derive(Clone, Copy, Debug)]
+enum At {
+    /// This long after it starts.
+    Delay(u64),
+    /// Once [`MAT`]'s checkpoint has reached this ply and has advanced in this run.
+    Ply(u64),
+}
+
+/// What one kill hit.
+struct Kill {
+    /// Killed by the signal (false: it had finished first).
+    interrupted: bool,
+    /// Builds with a checkpoint in the working directory after the kill, with its ply.
+    in_progress: Vec<(String, u64)>,
+    /// Complete tables after the kill.
+    complete: usize,
+}
+
+/// Starts `xqtb build MAT --dir dir --quiet extra...`, kills it (SIGKILL) at `at`, and reports
+/// what the kill hit.
+fn kill_build(dir: &Path, extra: &[&str], at: At) -> Kill {
+    let before = manifest_ply(dir, MAT);
+    let mut child = build_cmd(MAT, dir, extra)
+        .arg("--quiet")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    match at {
+        At::Delay(ms) => std::thread::sleep(Duration::from_millis(ms)),
+        At::Ply(p) => loop {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            if manifest_ply(dir, MAT).is_some_and(|q| q >= p && before.is_none_or(|b| q > b)) {
+                break;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(120),
+                "{MAT} never reached ply {p}"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        },
+    }
+    let _ = child.kill();
+    let status = child.wait().unwrap();
+    let ms = start.elapsed().as_millis();
+    let interrupted = status.signal() == Some(9);
+    assert!(
+        interrupted || status.success(),
+        "build failed by itself: {status}"
+    );
+    let mut in_progress = Vec::new();
+    let mut working = Vec::new();
+    if let Ok(rd) = std::fs::read_dir(dir.join(".build")) {
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if let Some(m) = name.strip_suffix(".build") {
+                let files = std::fs::read_dir(e.path()).map_or(0, |rd| rd.count());
+                match manifest_ply(dir, m) {
+                    Some(p) => {
+                        working.push(format!("{m} at ply {p} ({files} files)"));
+                        in_progress.push((m.to_string(), p));
+                    }
+                    None => working.push(format!("{m} without checkpoint ({files} files)")),
+                }
+            }
+        }
+    }
+    let complete = tables(dir).len();
+    eprintln!(
+        "  kill at {at:?} after {ms} ms: {}; {complete} tables complete; working: {}",
+        if interrupted {
+            "interrupted"
+        } else {
+            "had finished"
+        },
+        if working.is_empty() {
+            "none".to_string()
+        } else {
+            working.join(", ")
+        }
+    );
+    Kill {
+        interrupted,
+        in_progress,
+        complete,
+    }
+}
+
+/// Every table present in `dir` is complete: identical to the reference's bytes, and those not
+/// verified yet pass `xqtb verify`.
+fn check_complete_tables(dir: &Path, r: &Reference, verified: &mut BTreeSet<String>) {
+    let mut new = Vec::new();
+    for (name, bytes) in tables(dir) {
+        let want = r
+            .tables
+            .get(&name)
+            .unwrap_or_else(|| panic!("{name}: not a table of the reference build"));
+        assert!(
+            &bytes == want,
+            "{name} differs from the uninterrupted build: {}",
+            first_difference(&bytes, want)
+        );
+        if !verified.contains(&name) {
+            new.push(name.strip_suffix(".xqtb").unwrap().to_string());
+        }
+    }
+    if new.is_empty() {
+        return;
+    }
+    let out = xqtb()
+        .arg("verify")
+        .arg("--dir")
+        .arg(dir)
+        .arg("--quiet")
+        .args(&new)
+        .output()
+        .unwrap();
+    assert_ok(&format!("verify {new:?}"), &out);
+    verified.extend(new.into_iter().map(|m| format!("{m}.xqtb")));
+}
+
+/// Every file left under `dir` that a finished build should have removed: working files and
+/// temporary table files.
+fn leftovers(dir: &Path) -> Vec<PathBuf> {
+    fn walk(p: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(p).into_iter().flatten().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                walk(&e.path(), out);
+            } else {
+                out.push(e.path());
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&dir.join(".build"), &mut out);
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.file_name().to_string_lossy().ends_with(".tmp") {
+            out.push(e.path());
+        }
+    }
+    out
+}
+
+/// Runs the build in `dir` to completion and checks the result against the reference.
+fn finish_and_compare(dir: &Path, extra: &[&str], r: &Reference) -> Output {
+    let out = build_cmd(MAT, dir, extra).output().unwrap();
+    assert_ok("resumed build", &out);
+    let got = tables(dir);
+    assert_eq!(
+        got.keys().collect::<Vec<_>>(),
+        r.tables.keys().collect::<Vec<_>>(),
+        "the resumed build's tables"
+    );
+    for (name, bytes) in &got {
+        assert!(
+            bytes == &r.tables[name],
+            "{name}: resumed build differs from the uninterrupted one: {}",
+            first_difference(bytes, &r.tables[name])
+        );
+    }
+    let left = leftovers(dir);
+    assert!(
+        left.is_empty(),
+        "files left behind by a finished build: {left:?}"
+    );
+    out
+}
+
 #[test]
-fn placeholder() {}
+fn kill_and_resume_is_byte_identical() {
+    let r = reference();
+    let plies = r.plies;
+
+    // Streaming from scratch: kills spread over the supporting tables (by time; each run
+    // resumes the last, so the delays add up), then at chosen plies of KRKAABB itself.
+    let b = tempfile::tempdir().unwrap();
+    let mut points: Vec<At> = [3, 20, 60, 150, 300, 500, 800, 1200]
+        .into_iter()
+        .map(At::Delay)
+        .collect();
+    points.extend([0, plies / 3, 2 * plies / 3, plies].map(At::Ply));
+    eprintln!("streaming build of {MAT}, killed {} times:", points.len());
+    let start = Instant::now();
+    let mut verified = BTreeSet::new();
+    let mut kills = Vec::new();
+    for &at in &points {
+        let k = kill_build(b.path(), STREAM, at);
+        check_complete_tables(b.path(), r, &mut verified);
+        kills.push(k);
+    }
+    let out = finish_and_compare(b.path(), &[STREAM, &["--quiet"]].concat(), r);
+    eprintln!(
+        "  finished: {} s in all\n{}",
+        start.elapsed().as_secs_f64(),
+        text(&out.stdout)
+    );
+    check_complete_tables(b.path(), r, &mut verified);
+    let during_main = kills
+        .iter()
+        .filter(|k| k.interrupted && k.in_progress.iter().any(|(m, _)| m == MAT))
+        .count();
+    let during_supporting = kills
+        .iter()
+        .filter(|k| k.interrupted && k.in_progress.iter().any(|(m, _)| m != MAT))
+        .count();
+    let with_checkpoint = kills
+        .iter()
+        .filter(|k| k.interrupted && !k.in_progress.is_empty())
+        .count();
+    assert!(
+        during_main >= 2,
+        "only {during_main} kills interrupted {MAT} with a checkpoint"
+    );
+    assert!(
+        during_supporting >= 1,
+        "no kill interrupted a supporting table with a checkpoint"
+    );
+    assert!(
+        with_checkpoint >= 3,
+        "only {with_checkpoint} kills left a checkpoint behind"
+    );
+
+    // Resident with a checkpoint at every pass boundary: two supporting tables and KRKAABB.
+    let c = tempfile::tempdir().unwrap();
+    seed(c.path(), r, &["KRKAAB", "KRKABB", MAT]);
+    let points = [
+        At::Delay(30),
+        At::Delay(250),
+        At::Ply(0),
+        At::Ply(plies / 2),
+        At::Ply(plies),
+    ];
+    eprintln!("resident build of {MAT}, killed {} times:", points.len());
+    let mut verified = BTreeSet::new();
+    let mut kills = Vec::new();
+    for &at in &points {
+        let k = kill_build(c.path(), RESIDENT, at);
+        check_complete_tables(c.path(), r, &mut verified);
+        kills.push(k);
+    }
+    finish_and_compare(c.path(), &[RESIDENT, &["--quiet"]].concat(), r);
+    let during_main = kills
+        .iter()
+        .filter(|k| k.interrupted && k.in_progress.iter().any(|(m, p)| m == MAT && *p > 0))
+        .count();
+    assert!(
+        during_main >= 1,
+        "no kill interrupted the resident build of {MAT} after a checkpoint"
+    );
+}
+
+/// Kills a streaming build of [`MAT`] half-way (its supporting tables already present), damages
+/// the checkpoint with `damage`, and checks the rerun notices, restarts and still produces the
+/// reference bytes.
+fn damaged_round(r: &Reference, what: &str, damage: impl FnOnce(&Path, &Json)) {
+    eprintln!("damaged checkpoint: {what}");
+    let d = tempfile::tempdir().unwrap();
+    seed(d.path(), r, &[MAT]);
+    let k = kill_build(d.path(), STREAM, At::Ply(r.plies / 2));
+    assert!(k.interrupted, "the build finished before the kill");
+    let m = manifest(d.path(), MAT).expect("a checkpoint after the kill");
+    damage(&store_dir(d.path(), MAT), &m);
+    let out = finish_and_compare(d.path(), STREAM, r);
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("damaged checkpoint") && stderr.contains("restarting"),
+        "{what}: the rerun does not report the damage:\n{stderr}"
+    );
+    assert!(
+        !stderr.contains("resuming"),
+        "{what}: the rerun resumed from a damaged checkpoint:\n{stderr}"
+    );
+    for line in stderr.lines().filter(|l| l.contains("damaged")) {
+        eprintln!("  {line}");
+    }
+}
+
+fn flip(path: &Path, at: usize, mask: u8) {
+    let mut bytes = std::fs::read(path).unwrap();
+    bytes[at] ^= mask;
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn damaged_checkpoint_restarts_cleanly() {
+    let r = reference();
+    let chunk = |store: &Path, m: &Json, side: usize| -> PathBuf {
+        let chunks = m["chunks"][side].as_array().unwrap();
+        assert!(chunks.len() > 2, "manifest chunks: {chunks:?}");
+        let c = chunks.len() / 2;
+        let gen = chunks[c]["gen"].as_u64().unwrap();
+        assert!(chunks[c]["crc"].is_u64());
+        let p = store.join(format!("s{side}-c{c:05}-g{gen}.chunk"));
+        assert!(p.exists(), "{} named by the manifest", p.display());
+        p
+    };
+    damaged_round(r, "one byte of a chunk flipped", |store, m| {
+        let p = chunk(store, m, 1);
+        let len = std::fs::metadata(&p).unwrap().len() as usize;
+        flip(&p, len / 2, 0x01);
+    });
+    damaged_round(r, "manifest.json overwritten with garbage", |store, _| {
+        std::fs::write(
+            store.join("manifest.json"),
+            b"\x00\xff{\"ply\": garbage\x1b",
+        )
+        .unwrap();
+    });
+    damaged_round(r, "a chunk truncated", |store, m| {
+        let p = chunk(store, m, 0);
+        let len = std::fs::metadata(&p).unwrap().len();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_len(len - 7)
+            .unwrap();
+    });
+}
+
+/// `xqtb verify --dir dir KNKA` fails with a message naming the failure; returns the message.
+fn verify_fails(dir: &Path, what: &str) -> String {
+    let out = xqtb()
+        .arg("verify")
+        .arg("--dir")
+        .arg(dir)
+        .args(["--quiet", "KNKA"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(
+        !out.status.success(),
+        "{what}: verify passed\n{stdout}{stderr}"
+    );
+    assert_eq!(out.status.code(), Some(1), "{what}: {stderr}");
+    assert!(
+        stdout.contains("KNKA: FAILED") && stderr.starts_with("xqtb: error:"),
+        "{what}: no clear message\nstdout:\n{stdout}\nstderr:\n{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    stdout
+}
+
+fn verify_passes(dir: &Path) {
+    let out = xqtb()
+        .arg("verify")
+        .arg("--dir")
+        .arg(dir)
+        .args(["--quiet", "KNKA"])
+        .output()
+        .unwrap();
+    assert_ok("verify KNKA", &out);
+}
+
+#[test]
+fn corrupted_table_fails_verify() {
+    let e = tempfile::tempdir().unwrap();
+    let dir = e.path();
+    assert_ok(
+        "build KNKA",
+        &build_cmd("KNKA", dir, &["--quiet"]).output().unwrap(),
+    );
+    let path = dir.join("KNKA.xqtb");
+    let good = std::fs::read(&path).unwrap();
+    let len = good.len();
+    assert!(len > 1000, "KNKA.xqtb is {len} bytes");
+    verify_passes(dir);
+
+    // One flipped byte anywhere: every header byte, the trailer, the block index, the blocks.
+    let mut flips = BTreeSet::new();
+    for i in 0..256 {
+        flips.insert((i, 0x01u8));
+        if i % 8 == 0 || i >= 252 {
+            flips.insert((i, 0xFF));
+        }
+    }
+    for i in len - 4..len {
+        flips.insert((i, 0x01));
+        flips.insert((i, 0xFF));
+    }
+    for k in 0..50 {
+        let i = 256 + k * (len - 256) / 50;
+        flips.insert((i, 0x01));
+        if k % 2 == 0 {
+            flips.insert((i, 0xFF));
+        }
+    }
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x7862_7462);
+    for _ in 0..10 {
+        flips.insert((rng.gen_range(0..len), rng.gen_range(1..=255u8)));
+    }
+    let mut messages = BTreeMap::<String, usize>::new();
+    for &(i, mask) in &flips {
+        let mut bad = good.clone();
+        bad[i] ^= mask;
+        std::fs::write(&path, &bad).unwrap();
+        let msg = verify_fails(dir, &format!("byte {i} of {len} xor {mask:#04x}"));
+        // Group the messages by kind (drop the path and numbers).
+        let kind = msg
+            .lines()
+            .next()
+            .unwrap_or("")
+            .rsplit(": ")
+            .next()
+            .unwrap_or("")
+            .split(|c: char| c.is_ascii_digit())
+            .next()
+            .unwrap_or("")
+            .to_string();
+        *messages.entry(kind).or_default() += 1;
+    }
+    std::fs::write(&path, &good).unwrap();
+    verify_passes(dir);
+    eprintln!("{} flipped bytes, all rejected: {messages:#?}", flips.len());
+
+    // Truncated and extended files: verify fails, and probe fails with an error, not a panic.
+    for cut in [0, 10, 255, 256, 257, len / 2, len - 4, len - 1] {
+        std::fs::write(&path, &good[..cut]).unwrap();
+        let what = format!("truncated to {cut} of {len} bytes");
+        verify_fails(dir, &what);
+        let out = xqtb()
+            .arg("probe")
+            .arg("--dir")
+            .arg(dir)
+            .arg(KNKA_FEN)
+            .output()
+            .unwrap();
+        let stderr = text(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "probe, {what}: {}{stderr}",
+            text(&out.stdout)
+        );
+        assert!(
+            stderr.starts_with("xqtb: error:") && stderr.contains("KNKA.xqtb"),
+            "probe, {what}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "probe, {what}: {stderr}");
+    }
+    for extra in [&[0u8][..], &[0xFF], &[0; 4096]] {
+        let mut long = good.clone();
+        long.extend_from_slice(extra);
+        std::fs::write(&path, &long).unwrap();
+        verify_fails(dir, &format!("extended by {} bytes", extra.len()));
+    }
+    std::fs::write(&path, &good).unwrap();
+    verify_passes(dir);
+    let out = xqtb()
+        .arg("probe")
+        .arg("--dir")
+        .arg(dir)
+        .arg(KNKA_FEN)
+        .output()
+        .unwrap();
+    assert_ok("probe KNKA", &out);
+}

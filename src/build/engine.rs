@@ -420,19 +420,31 @@ impl Build<'_> {
     /// predecessor with an unfolded entry (a defender's retro move made it symmetric) has a
     /// mirror image with an entry of its own that moves into `child`'s entry too.
     #[inline]
-    fn predecessors(&self, child: &Position, mut emit: impl FnMut(u64)) -> Result<(), BuildError> {
+    fn predecessors(
+        &self,
+        child: &Position,
+        index: u64,
+        mut emit: impl FnMut(u64),
+    ) -> Result<(), BuildError> {
         let moves = child.retro_moves();
         let child_unfolded = child.defenders_symmetric();
         let mut q = child.clone();
         for &m in &moves {
+            let code = child.piece_at(m.to).map_or(0, |p| p.code());
+            // An attacker's retro move keeps the defenders, hence the pair and the (absent)
+            // mirroring of `child`'s own entry: only that piece's group rank changes.
+            if let Some(parent) = self.indexer.moved(index, code, m.to, m.from) {
+                emit(parent);
+                continue;
+            }
             q.unplay(m);
-            let (index, mirrored) = self.indexer.encode_mirrored(&q)?;
+            let (parent, mirrored) = self.indexer.encode_mirrored(&q)?;
             if child_unfolded {
                 if !mirrored {
-                    emit(index);
+                    emit(parent);
                 }
             } else {
-                emit(index);
+                emit(parent);
                 let role = q.piece_at(m.from).map(|p| p.role());
                 if matches!(role, Some(Role::King | Role::Advisor | Role::Elephant))
                     && q.defenders_symmetric()
@@ -489,8 +501,9 @@ impl Build<'_> {
                                     continue;
                                 }
                                 seen += 1;
-                                let pos = self.decode(base + (w * WINDOW + k) as u64, turn)?;
-                                self.predecessors(&pos, |p| {
+                                let index = base + (w * WINDOW + k) as u64;
+                                let pos = self.decode(index, turn)?;
+                                self.predecessors(&pos, index, |p| {
                                     let (dc, l) = ((p / cl) as usize, (p % cl) as usize);
                                     if apply(&dst[dc], l) {
                                         local_resolved.push(dc);
@@ -535,8 +548,9 @@ impl Build<'_> {
                                     continue;
                                 }
                                 seen += 1;
-                                let pos = self.decode(base + (w * WINDOW + k) as u64, turn)?;
-                                self.predecessors(&pos, |p| {
+                                let index = base + (w * WINDOW + k) as u64;
+                                let pos = self.decode(index, turn)?;
+                                self.predecessors(&pos, index, |p| {
                                     local[(p / cl) as usize].push((p % cl) as u32);
                                 })?;
                             }
