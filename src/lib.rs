@@ -1,7 +1,13 @@
 //! # xqtb — Xiangqi endgame tablebases
 //!
 //! Builds, verifies and serves Xiangqi (Chinese chess) endgame tablebases by retrograde analysis.
-//! This crate layer holds the pure rules core and position indexing:
+//!
+//! - [`build`]: the out-of-core builder (chunked working store, checkpoints, resume);
+//! - [`table`]: final table files (write with checksums, O(1) open, block-cached probes);
+//! - [`tablebase`], [`verify`], [`value`]: probing a directory of tables, Fang 5.4
+//!   verification, and the (order, distance) values;
+//!
+//! on top of the pure rules core and position indexing:
 //!
 //! - [`square`], [`piece`]: coordinates (UCCI: files a–i, ranks 0–9 from Red's side) and pieces;
 //! - [`position`]: the board, legal move generation (Asian rules move legality: palace, elephant

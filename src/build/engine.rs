@@ -220,7 +220,7 @@ pub(super) fn build_table(
         let mut next = [vec![0u64; nchunks], vec![0u64; nchunks]];
         for s in 0..2 {
             if m.frontier[s].iter().any(|&c| c > 0) {
-                next[1 - s] = b.propagate(s, ply, &m.frontier[s])?;
+                next[1 - s] = b.propagate(s, ply, &m.frontier[s], &m.chunks)?;
             }
         }
         if ply == 1 {
@@ -232,7 +232,7 @@ pub(super) fn build_table(
         }
         m.ply = ply;
         m.frontier = next;
-        if !resident || last_checkpoint.elapsed() >= opts.checkpoint_interval {
+        if last_checkpoint.elapsed() >= opts.checkpoint_interval {
             b.checkpoint(&mut m)?;
             last_checkpoint = Instant::now();
         }
@@ -310,6 +310,13 @@ impl Build<'_> {
                     } else {
                         self.current[s].push(rec);
                     }
+                }
+            }
+        }
+        for s in 0..2 {
+            for (c, rec) in self.current[s].iter().enumerate() {
+                if m.chunks[s].get(c) != Some(rec) {
+                    self.store.sync_chunk(s, c, rec.gen)?;
                 }
             }
         }
@@ -459,7 +466,13 @@ impl Build<'_> {
 
     /// Ply `ply` from side `s`'s frontier (entries at distance `ply - 1`) into side `1 - s`.
     /// Returns, per destination chunk, how many entries it resolved.
-    fn propagate(&mut self, s: usize, ply: u32, frontier: &[u64]) -> Result<Vec<u64>, BuildError> {
+    fn propagate(
+        &mut self,
+        s: usize,
+        ply: u32,
+        frontier: &[u64],
+        checkpointed: &[Vec<ChunkRecord>; 2],
+    ) -> Result<Vec<u64>, BuildError> {
         let t = 1 - s;
         let prev = (ply - 1) as u16;
         let d = ply as u16;
@@ -556,8 +569,11 @@ impl Build<'_> {
                             }
                             let mut g = buffers.lock().unwrap();
                             for (dc, l) in local.iter().enumerate() {
+                                // Count capacity, not length: a growing vector may hold up
+                                // to twice what it stores.
+                                let before = g.0[dc].capacity();
                                 g.0[dc].extend_from_slice(l);
-                                g.1 += 4 * l.len() as u64;
+                                g.1 += 4 * (g.0[dc].capacity() - before) as u64;
                             }
                             if g.1 > *update_budget {
                                 spill(&mut g)?;
@@ -585,8 +601,13 @@ impl Build<'_> {
                     self.store
                         .drain_log(t, dc, 1 << 20, |recs| n += count(recs))?;
                     resolved[dc].store(n, Relaxed);
-                    let gen = self.current[t][dc].gen + 1;
-                    self.current[t][dc] = self.store.write_chunk(t, dc, gen, &chunk)?;
+                    let old = self.current[t][dc];
+                    self.current[t][dc] = self.store.write_chunk(t, dc, old.gen + 1, &chunk)?;
+                    // A generation written since the last checkpoint is needed by nobody once
+                    // superseded.
+                    if checkpointed[t][dc] != old {
+                        self.store.remove_chunk(t, dc, old.gen)?;
+                    }
                 }
             }
         }

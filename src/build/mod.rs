@@ -69,7 +69,7 @@ pub struct BuildOptions {
     /// Entries per working chunk (rounded to whole blocks); fixed when a table's build starts.
     pub chunk_len: u64,
     /// A checkpoint is taken at a pass boundary once this long has passed since the last one
-    /// (streaming builds checkpoint every ply anyway: their chunk files are already written).
+    /// (and always after initialisation).
     pub checkpoint_interval: Duration,
     /// No progress bars.
     pub quiet: bool,
@@ -114,6 +114,15 @@ pub fn build(
         if path.exists() {
             match TableFile::open(&path, 1 << 20).and_then(|f| f.verify_checksums().map(|()| f)) {
                 Ok(f) if f.header().material == m => {
+                    // A kill after the table's rename but before its working files went leaves
+                    // them behind; nothing needs them now.
+                    let work = opts.tmp.join(format!("{m}.build"));
+                    if work.exists() {
+                        std::fs::remove_dir_all(&work).map_err(|source| BuildError::Io {
+                            path: work.clone(),
+                            source,
+                        })?;
+                    }
                     reports.push(TableReport::present(m, f.header()));
                     continue;
                 }

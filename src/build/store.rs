@@ -128,7 +128,9 @@ impl StoreDir {
         }
     }
 
-    /// Writes a chunk under a new generation (synced); returns its record.
+    /// Writes a chunk under a new generation; returns its record. Not synced here: a
+    /// checkpoint syncs every file it is about to reference ([`StoreDir::sync_chunk`]) before
+    /// writing the manifest, so the chunk writes between checkpoints cost no fsync each.
     pub fn write_chunk(
         &self,
         side: usize,
@@ -141,8 +143,21 @@ impl StoreDir {
         let crc = LE::read_u32(&bytes[bytes.len() - 4..]);
         let mut f = File::create(&path).map_err(Self::io(&path))?;
         f.write_all(&bytes).map_err(Self::io(&path))?;
-        f.sync_all().map_err(Self::io(&path))?;
         Ok(ChunkRecord { gen, crc })
+    }
+
+    /// Makes a written chunk durable.
+    pub fn sync_chunk(&self, side: usize, index: usize, gen: u64) -> Result<(), BuildError> {
+        let path = self.chunk_path(side, index, gen);
+        File::open(&path)
+            .and_then(|f| f.sync_all())
+            .map_err(Self::io(&path))
+    }
+
+    /// Removes a superseded generation.
+    pub fn remove_chunk(&self, side: usize, index: usize, gen: u64) -> Result<(), BuildError> {
+        let path = self.chunk_path(side, index, gen);
+        std::fs::remove_file(&path).map_err(Self::io(&path))
     }
 
     /// Reads a chunk, checking its layout and both checksums (its own and the manifest's).

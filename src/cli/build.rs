@@ -31,7 +31,7 @@ pub struct Args {
     /// Stream through chunk files even when the table fits in memory (testing).
     #[arg(long, hide = true)]
     stream: bool,
-    /// Seconds between checkpoints of a resident build (0: at every pass boundary).
+    /// Seconds between checkpoints (0: at every pass boundary).
     #[arg(long, default_value_t = 60.0)]
     checkpoint_secs: f64,
 }
