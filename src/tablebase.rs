@@ -84,10 +84,19 @@ impl Tablebase {
             }
             .into());
         }
-        let t = Arc::new(OpenTable {
-            file,
-            indexer: Indexer::new(material)?,
-        });
+        let indexer = Indexer::new(material)?;
+        if file.header().entries != indexer.size() {
+            return Err(TableError::BadHeader {
+                path,
+                what: format!(
+                    "{} entries per side, the index of {material} has {}",
+                    file.header().entries,
+                    indexer.size()
+                ),
+            }
+            .into());
+        }
+        let t = Arc::new(OpenTable { file, indexer });
         self.open.lock().unwrap().insert(material, t.clone());
         Ok(t)
     }

@@ -106,8 +106,8 @@ impl Value {
     }
 
     /// How good this value is for the side to move: higher is better. Wins rank above draws
-    /// above losses; among wins the shorter (then the lower order) is better, among losses the
-    /// longer (then the higher order), as the query system's best-move marks do.
+    /// above losses; among wins the lower order, then the shorter distance, is better; among
+    /// losses the higher order, then the longer distance (Fang, Definition 9).
     pub fn rank(self) -> i64 {
         match self {
             Value::Draw => 0,

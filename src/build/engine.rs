@@ -1,6 +1,9 @@
 //! One table's build: plan, initialise, propagate ply by ply, write the final file. See the
 //! module docs of [`super`] for the algorithm and `formats/build.md` for the working files.
 
+// Chunk numbers index several per-chunk arrays at once (records, frontier counts, buffers).
+#![allow(clippy::needless_range_loop)]
+
 use super::store::{
     Chunk, ChunkRecord, Manifest, StoreDir, ILLEGAL, MAX_WORKING_DISTANCE, STORE_VERSION, UNKNOWN,
 };
@@ -139,8 +142,9 @@ pub(super) fn build_table(
     let nchunks = n.div_ceil(cl) as usize;
 
     // Memory plan: resident if the whole working state, the packed supporting tables and a
-    // reserve fit the budget; otherwise stream, with room for two chunks in flight (read and
-    // write copies) and the rest for packed supporting tables and update buffers.
+    // reserve fit the budget; otherwise stream, with room for the chunks in flight (a source
+    // chunk's values and its file bytes, a destination chunk and its file bytes: 14 bytes per
+    // chunk entry at most) and the rest for packed supporting tables and update buffers.
     let table_bytes = 2 * Chunk::bytes(n as usize) as u64;
     let sub_bytes: u64 = supporting_sizes(material)?
         .iter()
@@ -477,7 +481,7 @@ impl Build<'_> {
         let prev = (ply - 1) as u16;
         let d = ply as u16;
         // Children at an even distance are lost for their side to move: their predecessors win.
-        let child_lost = prev % 2 == 0;
+        let child_lost = prev.is_multiple_of(2);
         let total: u64 = frontier.iter().sum();
         let bar = progress(
             self.opts,

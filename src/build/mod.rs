@@ -1,7 +1,8 @@
 //! The out-of-core retrograde builder (design: `formats/build.md`).
 //!
-//! Algorithm: children counting with distance-to-conversion (Fang, Sections 3 and 5.3;
-//! Algorithm 6 restricted to order 0). Initialisation marks illegal entries, positions without
+//! Algorithm: retrograde analysis with distances (Fang, Algorithm 8, Section 5.1) in the
+//! distance-to-conversion metric (Section 5.3), order 0 only, with children counting (Section 6,
+//! remark 3). Initialisation marks illegal entries, positions without
 //! a legal move (loss, d = 0), captures into positions lost for the opponent (win, d = 1) and
 //! positions whose every move is a capture won by the opponent (loss, d = 0), and counts the
 //! remaining children. Ply p then takes every position of distance p − 1 (the frontier), finds
@@ -63,8 +64,8 @@ pub struct BuildOptions {
     pub dir: PathBuf,
     /// Where working files live (a subdirectory per table, removed after success).
     pub tmp: PathBuf,
-    /// Memory budget in bytes for the whole process (the builder keeps its own data inside it,
-    /// leaving 64 MiB for the program itself).
+    /// Memory budget in bytes: the builder's own data (working state, supporting tables,
+    /// buffers) is planned to stay inside it; the program itself takes a few MiB more.
     pub memory: u64,
     /// Entries per working chunk (rounded to whole blocks); fixed when a table's build starts.
     pub chunk_len: u64,

@@ -19,7 +19,7 @@ enum Source {
         bits: Vec<u64>,
         entries: u64,
     },
-    File(TableFile),
+    File(Box<TableFile>),
 }
 
 struct Sub {
@@ -90,7 +90,7 @@ impl Subtables {
                 pack(&file)?
             } else {
                 used += cache_bytes as u64;
-                Source::File(file)
+                Source::File(Box::new(file))
             };
             slots[i] = Some(Sub {
                 indexer: Indexer::new(m)?,

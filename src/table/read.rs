@@ -15,14 +15,14 @@ use std::sync::{Arc, Mutex};
 /// Positional reads (`pread`): no shared cursor, so one file serves many threads.
 pub trait ReadAt: Send + Sync {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
-    fn len(&self) -> io::Result<u64>;
+    fn size(&self) -> io::Result<u64>;
 }
 
 impl ReadAt for File {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
         std::os::unix::fs::FileExt::read_exact_at(self, buf, offset)
     }
-    fn len(&self) -> io::Result<u64> {
+    fn size(&self) -> io::Result<u64> {
         Ok(self.metadata()?.len())
     }
 }
@@ -38,7 +38,7 @@ impl ReadAt for Vec<u8> {
             None => Err(io::ErrorKind::UnexpectedEof.into()),
         }
     }
-    fn len(&self) -> io::Result<u64> {
+    fn size(&self) -> io::Result<u64> {
         Ok(self.len() as u64)
     }
 }
@@ -66,7 +66,7 @@ impl<R: ReadAt> TableFile<R> {
     /// Checks the header (magic, version, checksum, length) and nothing more: O(1).
     pub fn from_reader(r: R, path: &Path, cache_bytes: usize) -> Result<TableFile<R>, TableError> {
         let mut head = [0u8; HEADER_LEN];
-        let len = r.len().map_err(TableError::io(path))?;
+        let len = r.size().map_err(TableError::io(path))?;
         if len < HEADER_LEN as u64 {
             return Err(TableError::Length {
                 path: path.to_owned(),
@@ -150,7 +150,13 @@ impl<R: ReadAt> TableFile<R> {
     /// The stored code of an entry ([`Value::code`], or [`CODE_NONE`]).
     pub fn code(&self, side: usize, index: u64) -> Result<u32, TableError> {
         let h = &self.header;
-        assert!(index < h.entries, "index past the end");
+        if index >= h.entries {
+            return Err(self.block_error(
+                side,
+                index / h.block_entries as u64,
+                format!("index {index} past the end ({} entries)", h.entries),
+            ));
+        }
         let be = h.block_entries as u64;
         let (block, off) = (index / be, (index % be) as usize);
         let key = side as u64 * h.blocks_per_side() + block;

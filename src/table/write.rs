@@ -62,7 +62,7 @@ impl TableWriter {
             "sides are written in order"
         );
         assert!(
-            self.written[side] % BLOCK_ENTRIES as u64 == 0,
+            self.written[side].is_multiple_of(BLOCK_ENTRIES as u64),
             "only a side's last write may end inside a block"
         );
         assert!(self.written[side] + codes.len() as u64 <= self.entries);
