@@ -241,8 +241,7 @@ pub(super) fn build_table(
             last_checkpoint = Instant::now();
         }
     }
-    let (stats, positions) = b.write_table()?;
-    let _ = stats;
+    let positions = b.write_table()?;
     std::fs::remove_dir_all(&b.store.dir).map_err(|source| BuildError::Io {
         path: b.store.dir.clone(),
         source,
@@ -628,9 +627,9 @@ impl Build<'_> {
         })
     }
 
-    /// Converts the working state into the final table file; returns its statistics and the
-    /// number of legal positions.
-    fn write_table(&self) -> Result<([SideStats; 2], u64), BuildError> {
+    /// Converts the working state into the final table file; returns the number of legal
+    /// positions.
+    fn write_table(&self) -> Result<u64, BuildError> {
         let path = table_path(&self.opts.dir, self.material);
         let mut w = TableWriter::create(&path, self.material, self.n)?;
         let mut stats = [SideStats::default(); 2];
@@ -683,6 +682,6 @@ impl Build<'_> {
             }
         }
         w.finish(RuleSet::DtcOrder0, stats, 0)?;
-        Ok((stats, stats[0].legal + stats[1].legal))
+        Ok(stats[0].legal + stats[1].legal)
     }
 }
