@@ -200,7 +200,8 @@ impl StoreDir {
         })
     }
 
-    /// Reads only the working values of a chunk (what a frontier scan needs), in slices.
+    /// The working values of a chunk (what a frontier scan needs). Reads and checks the whole
+    /// chunk file: the check is cheap next to the work a frontier chunk brings.
     pub fn read_values(
         &self,
         side: usize,
@@ -208,7 +209,6 @@ impl StoreDir {
         rec: ChunkRecord,
         len: usize,
     ) -> Result<Vec<u16>, BuildError> {
-        // The whole-chunk check is cheap next to the work a frontier chunk brings.
         let chunk = self.read_chunk(side, index, rec, len)?;
         Ok(chunk.vals.into_iter().map(AtomicU16::into_inner).collect())
     }
