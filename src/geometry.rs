@@ -255,9 +255,49 @@ pub static PAWN_STEPS: [[Steps<3>; 90]; 2] = [pawn_steps(0), pawn_steps(1)];
 pub static PAWN_SOURCES: [[Steps<3>; 90]; 2] = [pawn_sources(0), pawn_sources(1)];
 pub static RAYS: [[Ray; 4]; 90] = rays();
 
+/// The points of each ray as a bit set (bit `s` for point `s`), to find the first pieces along
+/// a ray with bit scans. Rays 0 and 2 run towards higher point numbers ([`RAY_ASCENDS`]).
+pub static RAY_MASKS: [[u128; 4]; 90] = ray_masks();
+/// Whether ray `d` runs towards higher point numbers (up a file, right along a rank).
+pub const RAY_ASCENDS: [bool; 4] = [true, false, true, false];
+
+const fn ray_masks() -> [[u128; 4]; 90] {
+    let rays = rays();
+    let mut t = [[0u128; 4]; 90];
+    let mut s = 0;
+    while s < 90 {
+        let mut d = 0;
+        while d < 4 {
+            let ray = &rays[s][d];
+            let mut i = 0;
+            while i < ray.len as usize {
+                t[s][d] |= 1u128 << ray.sq[i];
+                i += 1;
+            }
+            d += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ray_masks_hold_the_rays_in_their_direction() {
+        for s in 0..90 {
+            for d in 0..4 {
+                let ray = RAYS[s][d].squares();
+                let mask = ray.iter().fold(0u128, |m, &q| m | 1 << q);
+                assert_eq!(RAY_MASKS[s][d], mask);
+                if let Some(&first) = ray.first() {
+                    assert_eq!(RAY_ASCENDS[d], first as usize > s);
+                }
+            }
+        }
+    }
     use crate::square::Square;
 
     fn sq(name: &str) -> u8 {

@@ -469,11 +469,25 @@ impl Indexer {
         }
         // Divisions by the fixed radices go through precomputed reciprocals: plain 64-bit
         // divisions were most of decode's time.
-        let (pair, mut rest) = StrengthReducedU64::div_rem(index, self.others_size);
+        let (pair, rest) = StrengthReducedU64::div_rem(index, self.others_size);
+        let mut pos = self.defenders_of(pair, turn);
+        self.place_others(rest, &mut pos).then_some(pos)
+    }
+
+    /// A board with the defenders of pair `pair` only.
+    #[inline]
+    fn defenders_of(&self, pair: u64, turn: Color) -> Position {
         let (r, b) = self.pair(pair);
         let mut pos = Position::empty(turn);
         self.defenders[0].place(r, &mut pos);
         self.defenders[1].place(b, &mut pos);
+        pos
+    }
+
+    /// Puts the attackers of `others` on a board holding the defenders; false where two pieces
+    /// would share a point.
+    #[inline]
+    fn place_others(&self, mut rest: u64, pos: &mut Position) -> bool {
         for g in self.groups.iter().rev() {
             let (q, rank) = StrengthReducedU64::div_rem(rest, g.size);
             rest = q;
@@ -484,11 +498,11 @@ impl Indexer {
                     Square::new(g.domain.points[s as usize]),
                     Piece::new(g.color, g.role),
                 ) {
-                    return None;
+                    return false;
                 }
             }
         }
-        Some(pos)
+        true
     }
 
     /// The index of a position of this material (its mirror image's where that is the one
@@ -511,6 +525,62 @@ impl Indexer {
             return None;
         }
         Some(index.wrapping_add((b as u64).wrapping_sub(a as u64).wrapping_mul(weight)))
+    }
+
+    /// The defenders' placements and the attackers' part of an index: what
+    /// [`Indexer::moved_defender`] starts from, looked up once for all the moves of a position.
+    #[inline]
+    pub fn split(&self, index: u64) -> Option<Split> {
+        if index >= self.size {
+            return None;
+        }
+        let (pair, others) = StrengthReducedU64::div_rem(index, self.others_size);
+        let (red, black) = self.pair(pair);
+        Some(Split { red, black, others })
+    }
+
+    /// The index of the position reached from `at`'s position (as [`Indexer::decode`] gives
+    /// it) by moving `color`'s defender (king, advisor or elephant) from `from` to `to`,
+    /// where the move leaves the numbering's orientation alone: the new placements are numbered
+    /// without mirroring, and are not symmetric on both sides (whose entries fold differently).
+    /// Only the pair changes: a table lookup instead of a full [`Indexer::encode`]. `None` when
+    /// the shortcut does not apply.
+    #[inline]
+    pub fn moved_defender(
+        &self,
+        at: &Split,
+        color: Color,
+        from: Square,
+        to: Square,
+    ) -> Option<u64> {
+        let (r, b, others) = (at.red, at.black, at.others);
+        let d = &self.defenders[color.index()];
+        let n = 1 + d.n_adv + d.n_ele;
+        let mut sq = d.placements[if color == Color::Red { r } else { b } as usize];
+        let k = sq[..n].iter().position(|&s| s as usize == from.index())?;
+        sq[k] = to.index() as u8;
+        // Keep each role's points increasing.
+        if k > 0 && k <= d.n_adv {
+            small_sort(&mut sq[1..1 + d.n_adv]);
+        } else if k > d.n_adv {
+            small_sort(&mut sq[1 + d.n_adv..n]);
+        }
+        let p = d.find(&sq[..n], false).ok()?;
+        let (r, b) = if color == Color::Red { (p, b) } else { (r, p) };
+        let (mr, mb) = (
+            self.defenders[0].mirror[r as usize],
+            self.defenders[1].mirror[b as usize],
+        );
+        if r > mr || (r == mr && b >= mb) {
+            return None;
+        }
+        let pair = self.pair_start[self.red_canon_pos[r as usize] as usize]
+            + if r < mr {
+                b as u64
+            } else {
+                self.black_sym_rank[b as usize] as u64
+            };
+        Some(pair * self.others_size.get() + others)
     }
 
     /// The index of a position and whether it is numbered through its mirror image (then the
@@ -581,6 +651,50 @@ impl Indexer {
         }
         Ok((pair * self.others_size.get() + others, mirror))
     }
+}
+
+/// Decodes many indices of one material, keeping the board of the last pair's defenders:
+/// consecutive indices share their pair (`others_size` of them in a row), so most decodes only
+/// place the attackers. The same positions as [`Indexer::decode`].
+pub struct Decoder<'a> {
+    ix: &'a Indexer,
+    pair: u64,
+    defenders: Position,
+}
+
+impl<'a> Decoder<'a> {
+    pub fn new(ix: &'a Indexer) -> Decoder<'a> {
+        Decoder {
+            ix,
+            pair: u64::MAX,
+            defenders: Position::empty(Color::Red),
+        }
+    }
+
+    /// The position of an index with `turn` to move, as [`Indexer::decode`] gives it.
+    #[inline]
+    pub fn decode(&mut self, index: u64, turn: Color) -> Option<Position> {
+        if index >= self.ix.size {
+            return None;
+        }
+        let (pair, rest) = StrengthReducedU64::div_rem(index, self.ix.others_size);
+        if pair != self.pair {
+            self.defenders = self.ix.defenders_of(pair, turn);
+            self.pair = pair;
+        }
+        let mut pos = self.defenders.clone();
+        pos.set_turn(turn);
+        self.ix.place_others(rest, &mut pos).then_some(pos)
+    }
+}
+
+/// An index taken apart: both sides' defender placements and the attackers' rank
+/// ([`Indexer::split`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Split {
+    red: u32,
+    black: u32,
+    others: u64,
 }
 
 /// What enumerating every index of one side to move finds.

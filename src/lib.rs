@@ -2,7 +2,7 @@
 //!
 //! Builds, verifies and serves Xiangqi (Chinese chess) endgame tablebases by retrograde analysis.
 //!
-//! - [`build`]: the out-of-core builder (chunked working store, checkpoints, resume);
+//! - [`builder`]: the out-of-core builder (chunked working store, checkpoints, resume);
 //! - [`table`]: final table files (write with checksums, O(1) open, block-cached probes);
 //! - [`tablebase`], [`verify`], [`value`]: probing a directory of tables, Fang 5.4
 //!   verification, and the (order, distance) values;
@@ -35,11 +35,13 @@
 //! assert!(back == pos || back == pos.mirror());
 //! ```
 
-pub mod build;
+pub mod builder;
+pub mod diskspace;
 pub mod fen;
 mod fsio;
 mod geometry;
 pub mod index;
+pub mod lock;
 pub mod material;
 pub mod piece;
 pub mod position;
@@ -51,9 +53,9 @@ pub mod value;
 pub mod verify;
 
 pub use fen::{parse_fen, to_fen, ParseError, START_FEN};
-pub use index::{Census, IndexError, Indexer, INDEX_SCHEME_VERSION};
+pub use index::{Census, Decoder, IndexError, Indexer, Split, INDEX_SCHEME_VERSION};
 pub use material::{Material, MaterialError};
-pub use piece::{Color, Piece, Role};
+pub use piece::{ByColor, Color, Piece, Role};
 pub use position::{perft, Move, MoveList, Position, Undo};
 pub use qstring::{parse_position, parse_qstring, to_qstring, QueryPosition};
 pub use square::Square;

@@ -42,6 +42,42 @@ impl std::ops::Not for Color {
     }
 }
 
+/// One value per side, indexed by [`Color`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ByColor<T>(pub [T; 2]);
+
+impl<T> ByColor<T> {
+    /// A value per side, made by `f`.
+    pub fn new(mut f: impl FnMut(Color) -> T) -> ByColor<T> {
+        ByColor([f(Color::Red), f(Color::Black)])
+    }
+
+    /// Both sides' values with their colour, Red first.
+    pub fn iter(&self) -> impl Iterator<Item = (Color, &T)> {
+        Color::ALL.into_iter().zip(self.0.iter())
+    }
+
+    /// Both sides' values, mutably, with their colour, Red first.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = (Color, &mut T)> {
+        Color::ALL.into_iter().zip(self.0.iter_mut())
+    }
+}
+
+impl<T> std::ops::Index<Color> for ByColor<T> {
+    type Output = T;
+    #[inline]
+    fn index(&self, c: Color) -> &T {
+        &self.0[c.index()]
+    }
+}
+
+impl<T> std::ops::IndexMut<Color> for ByColor<T> {
+    #[inline]
+    fn index_mut(&mut self, c: Color) -> &mut T {
+        &mut self.0[c.index()]
+    }
+}
+
 /// A kind of piece.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Role {

@@ -3,7 +3,7 @@
 
 use crate::geometry::{
     Steps, ADVISOR_STEPS, ELEPHANT_STEPS, HORSE_SOURCES, HORSE_STEPS, KING_STEPS, PAWN_SOURCES,
-    PAWN_STEPS, RAYS,
+    PAWN_STEPS, RAYS, RAY_ASCENDS, RAY_MASKS,
 };
 use crate::piece::{Color, Piece, Role};
 use crate::square::Square;
@@ -234,25 +234,29 @@ impl Position {
             code(them, Role::Cannon),
             code(them, Role::King),
         );
-        for ray in &RAYS[k as usize] {
-            let mut screened = false;
-            for &s in ray.squares() {
-                let p = self.board[s as usize];
-                if p == 0 {
-                    continue;
-                }
-                if !screened {
-                    // The enemy king can only be met along the file: the flying-general rule.
-                    if p == rook || p == king {
-                        return true;
-                    }
-                    screened = true;
-                } else {
-                    if p == cannon {
-                        return true;
-                    }
-                    break;
-                }
+        // Along each line the first piece (a rook, or the king facing along the file) and the
+        // second (a cannon over its screen) are found by bit scans.
+        let occ = self.occ[0] | self.occ[1];
+        let nearest = |m: u128, ascends: bool| {
+            if ascends {
+                m.trailing_zeros() as usize
+            } else {
+                127 - m.leading_zeros() as usize
+            }
+        };
+        for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
+            let on_ray = RAY_MASKS[k as usize][d] & occ;
+            if on_ray == 0 {
+                continue;
+            }
+            let first = nearest(on_ray, ascends);
+            let p = self.board[first];
+            if p == rook || p == king {
+                return true;
+            }
+            let beyond = on_ray & !(1u128 << first);
+            if beyond != 0 && self.board[nearest(beyond, ascends)] == cannon {
+                return true;
             }
         }
         let horse = code(them, Role::Horse);
@@ -403,9 +407,59 @@ impl Position {
         let mut moves = MoveList::new();
         self.pseudo_legal_moves(&mut moves);
         let safe = self.safety_filter();
-        let mut scratch = self.clone();
+        let mut scratch = LazyCopy::of(self);
         moves.retain(|m| safe.clearly_safe(*m) || scratch.keeps_king_safe(*m));
         moves
+    }
+
+    /// The legal captures of the side to move, and its legal quiet moves: all counted (and the
+    /// flag true) if it has at most `count_up_to` pseudo-legal quiet moves, otherwise only 0 or
+    /// 1 (is there one?) — what a builder's initialisation needs, testing the legality of few
+    /// quiet moves where there are many. `in_check` is whether the side to move is in check (the
+    /// caller often knows). Moves are tried on `self` and taken back; the captures go to
+    /// `captures` (cleared first).
+    pub fn legal_captures(
+        &mut self,
+        in_check: bool,
+        count_up_to: usize,
+        captures: &mut MoveList,
+    ) -> (usize, bool) {
+        debug_assert_eq!(in_check, self.is_check());
+        let mut moves = MoveList::new();
+        self.pseudo_legal_moves(&mut moves);
+        let safe = SafetyFilter {
+            king: self.king[self.turn.index()],
+            in_check,
+        };
+        let count_all = moves.iter().filter(|m| !self.is_capture(**m)).count() <= count_up_to;
+        captures.clear();
+        let mut quiet = 0;
+        for &m in moves.iter() {
+            let capture = self.is_capture(m);
+            if !capture && quiet > 0 && !count_all {
+                continue;
+            }
+            if safe.clearly_safe(m) || self.keeps_king_safe(m) {
+                if capture {
+                    captures.push(m);
+                } else {
+                    quiet += 1;
+                }
+            }
+        }
+        (quiet, count_all)
+    }
+
+    /// The number of legal quiet moves of the side to move, trying moves on `self` (taken
+    /// back).
+    pub fn count_legal_quiet(&mut self) -> usize {
+        let mut moves = MoveList::new();
+        self.pseudo_legal_moves(&mut moves);
+        let safe = self.safety_filter();
+        moves
+            .iter()
+            .filter(|&&m| !self.is_capture(m) && (safe.clearly_safe(m) || self.keeps_king_safe(m)))
+            .count()
     }
 
     /// Does the side to move have any legal move? (If not, it has lost: checkmate or stalemate.)
@@ -413,7 +467,7 @@ impl Position {
         let mut moves = MoveList::new();
         self.pseudo_legal_moves(&mut moves);
         let safe = self.safety_filter();
-        let mut scratch = self.clone();
+        let mut scratch = LazyCopy::of(self);
         moves
             .iter()
             .any(|m| safe.clearly_safe(*m) || scratch.keeps_king_safe(*m))
@@ -442,21 +496,37 @@ impl Position {
     /// Each is returned as the forward move (`from` is the point in the predecessor); apply it
     /// backwards with [`Position::unplay`]. Empty if this position is itself illegal.
     pub fn retro_moves(&self) -> MoveList {
-        let mut out = MoveList::new();
-        let mover = !self.turn;
-        if self.in_check(mover) {
-            return out;
+        if self.in_check(!self.turn) {
+            return MoveList::new();
         }
-        let b = &self.board;
+        let mut out = MoveList::new();
+        self.retro_pseudo_moves(&mut out);
         let mut scratch = self.clone();
+        out.retain(|m| {
+            scratch.unplay(*m);
+            // The predecessor is legal only if the side not to move there is not in check.
+            let legal = !scratch.in_check(self.turn);
+            scratch.play(*m);
+            legal
+        });
+        out
+    }
+
+    /// Retro moves without the legality test: every non-capturing move by the side not to move
+    /// that leads to this position from some placement, legal or not (the side not to move there
+    /// may be in check). The builder uses these: an illegal predecessor's entry is marked
+    /// illegal, so an update to it is a no-op, and skipping the test is cheaper. The moves go
+    /// to `out` (appended).
+    pub fn retro_pseudo_moves(&self, out: &mut MoveList) {
+        let mover = !self.turn;
+        let b = &self.board;
         for i in BitIter(self.occ[mover.index()]) {
             let to = Square::new(i);
             let s = i as usize;
             // Origins: empty points from which this piece reaches `to` without capturing.
-            let mut origins: ArrayVec<u8, 20> = ArrayVec::new();
             let mut from_empty = |o: u8| {
                 if b[o as usize] == 0 {
-                    origins.push(o)
+                    out.push(Move::new(Square::new(o), to))
                 }
             };
             match Role::from_u8(b[s] & 7) {
@@ -483,17 +553,7 @@ impl Position {
                     }
                 }
             }
-            for o in origins {
-                let m = Move::new(Square::new(o), to);
-                scratch.unplay(m);
-                // The predecessor is legal only if the side not to move there is not in check.
-                if !scratch.in_check(self.turn) {
-                    out.push(m);
-                }
-                scratch.play(m);
-            }
         }
-        out
     }
 }
 
@@ -504,6 +564,27 @@ impl Move {
             from: self.to,
             to: self.from,
         }
+    }
+}
+
+/// A copy of a position to try moves on, made only when the first move needs trying: most
+/// moves of a sparse endgame position pass the [`SafetyFilter`] and need no copy.
+struct LazyCopy<'a> {
+    of: &'a Position,
+    copy: Option<Position>,
+}
+
+impl<'a> LazyCopy<'a> {
+    fn of(of: &'a Position) -> LazyCopy<'a> {
+        LazyCopy { of, copy: None }
+    }
+
+    #[inline]
+    fn keeps_king_safe(&mut self, m: Move) -> bool {
+        let of = self.of;
+        self.copy
+            .get_or_insert_with(|| of.clone())
+            .keeps_king_safe(m)
     }
 }
 

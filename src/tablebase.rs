@@ -1,7 +1,6 @@
 //! A directory of tables, as the query commands use it: probe any legal position whose material
 //! (or colour-flipped twin) has a table, and every move from it.
 
-use crate::fen::to_fen;
 use crate::index::{IndexError, Indexer};
 use crate::material::Material;
 use crate::position::{Move, Position};
@@ -116,12 +115,8 @@ impl Tablebase {
         };
         let t = self.table(material)?;
         let index = t.indexer.encode(p)?;
-        t.file
-            .value(p.turn().index(), index)?
-            .ok_or_else(|| ProbeError::NoValue {
-                material: material.canonical(),
-                fen: to_fen(pos),
-            })
+        // `p` is legal (checked above): its entry holds its value.
+        Ok(t.file.value_legal(p.turn().index(), index)?)
     }
 
     /// Every legal move with the value of its resulting position.

@@ -98,9 +98,11 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn output_does_not_depend_on_threads_or_memory() {
-    let runs: [&[&str]; 3] = [
+    let runs: [&[&str]; 5] = [
         &["--threads", "1"],
         &["--threads", "2"],
+        &["--threads", "8"],
+        &["--threads", "8", "--memory", "64M", "--stream"],
         // 16384-entry chunks: KRKAABB's working state is split into 35 chunks per side, and
         // the build streams them through chunk files and update logs.
         &[
@@ -152,6 +154,30 @@ fn build_reuses_intact_tables_and_rebuilds_damaged_ones() {
     assert!(
         out.lines()
             .any(|l| l.starts_with("KNK ") && l.contains("built")),
+        "{out}"
+    );
+    assert_eq!(files(dir.path()), before);
+
+    // A table whose completion record names another builder (an older engine, or a file from
+    // elsewhere) is not trusted, even with every checksum right: it is rebuilt.
+    let knka = dir.path().join("KNKA.xqtb");
+    let mut bytes = std::fs::read(&knka).unwrap();
+    assert!(
+        bytes[204..236].starts_with(b"xqtb "),
+        "completion record at header bytes 204..236"
+    );
+    bytes[204..236].fill(0);
+    bytes[204..204 + 19].copy_from_slice(b"xqtb 0.0.1 engine 1");
+    let crc = crc32fast::hash(&bytes[..252]);
+    bytes[252..256].copy_from_slice(&crc.to_le_bytes());
+    let end = bytes.len() - 4;
+    let crc = crc32fast::hash(&bytes[..end]);
+    bytes[end..].copy_from_slice(&crc.to_le_bytes());
+    std::fs::write(&knka, bytes).unwrap();
+    let out = xqtb(&["build", "KNKA", "--dir", d, "--quiet"]);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("KNKA ") && l.contains("built")),
         "{out}"
     );
     assert_eq!(files(dir.path()), before);

@@ -118,7 +118,7 @@ fn reference() -> &'static Reference {
             tables.keys().collect::<Vec<_>>()
         );
         assert!(
-            !dir.join(".build").exists(),
+            !dir.join(".work").exists(),
             "an uninterrupted build leaves no working directory"
         );
         Reference { tables, plies }
@@ -135,7 +135,7 @@ fn seed(dir: &Path, r: &Reference, skip: &[&str]) {
 }
 
 fn store_dir(dir: &Path, material: &str) -> PathBuf {
-    dir.join(".build").join(format!("{material}.build"))
+    dir.join(".work").join(material)
 }
 
 fn manifest(dir: &Path, material: &str) -> Option<Json> {
@@ -150,7 +150,9 @@ fn manifest_ply(dir: &Path, material: &str) -> Option<u64> {
 /// When to kill a build.
 #[derive(Clone, Copy, Debug)]
 enum At {
-    /// This long after it starts.
+    /// This long after it starts, or as soon as [`MAT`]'s first checkpoint appears, whichever
+    /// comes first (so that time-based kills never run past the supporting tables, however fast
+    /// the machine).
     Delay(u64),
     /// Once this table's checkpoint has reached this ply and has advanced in this run.
     Ply(&'static str, u64),
@@ -180,7 +182,14 @@ fn kill_build(label: &str, dir: &Path, extra: &[&str], at: At) -> Kill {
         .unwrap();
     let start = Instant::now();
     match at {
-        At::Delay(ms) => std::thread::sleep(Duration::from_millis(ms)),
+        At::Delay(ms) => {
+            while start.elapsed() < Duration::from_millis(ms)
+                && child.try_wait().unwrap().is_none()
+                && manifest_ply(dir, MAT).is_none()
+            {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }
         At::Ply(m, p) => loop {
             if child.try_wait().unwrap().is_some() {
                 break;
@@ -205,10 +214,10 @@ fn kill_build(label: &str, dir: &Path, extra: &[&str], at: At) -> Kill {
     );
     let mut in_progress = Vec::new();
     let mut working = Vec::new();
-    if let Ok(rd) = std::fs::read_dir(dir.join(".build")) {
+    if let Ok(rd) = std::fs::read_dir(dir.join(".work")) {
         for e in rd.flatten() {
             let name = e.file_name().to_string_lossy().into_owned();
-            if let Some(m) = name.strip_suffix(".build") {
+            if let Some(m) = Some(name.as_str()).filter(|_| e.path().is_dir()) {
                 let files = std::fs::read_dir(e.path()).map_or(0, |rd| rd.count());
                 match manifest_ply(dir, m) {
                     Some(p) => {
@@ -292,7 +301,7 @@ fn leftovers(dir: &Path) -> Vec<PathBuf> {
         }
     }
     let mut out = Vec::new();
-    walk(&dir.join(".build"), &mut out);
+    walk(&dir.join(".work"), &mut out);
     for e in std::fs::read_dir(dir).unwrap().flatten() {
         if e.file_name().to_string_lossy().ends_with(".tmp") {
             out.push(e.path());
@@ -344,6 +353,10 @@ fn kill_and_resume_is_byte_identical() {
     let mut verified = BTreeSet::new();
     let mut kills = Vec::new();
     for &at in &points {
+        if matches!(at, At::Delay(_)) && manifest_ply(b.path(), MAT).is_some() {
+            eprintln!("  stream: {at:?} skipped: {MAT} has begun");
+            continue;
+        }
         let k = kill_build("stream", b.path(), STREAM, at);
         check_complete_tables(b.path(), r, &mut verified);
         kills.push(k);
@@ -418,15 +431,23 @@ fn kill_and_resume_is_byte_identical() {
 /// Kills a streaming build of [`MAT`] half-way (its supporting tables already present), damages
 /// the checkpoint with `damage`, and checks the rerun notices, restarts and still produces the
 /// reference bytes.
-fn damaged_round(r: &Reference, what: &str, damage: impl FnOnce(&Path, &Json)) {
+fn damaged_round(r: &Reference, mode: &[&str], what: &str, damage: &dyn Fn(&Path, &Json)) {
+    let what = &format!(
+        "{what} ({})",
+        if mode == STREAM {
+            "streaming"
+        } else {
+            "resident"
+        }
+    );
     eprintln!("damaged checkpoint: {what}");
     let d = tempfile::tempdir().unwrap();
     seed(d.path(), r, &[MAT]);
-    let k = kill_build(what, d.path(), STREAM, At::Ply(MAT, r.plies / 2));
+    let k = kill_build(what, d.path(), mode, At::Ply(MAT, r.plies / 2));
     assert!(k.interrupted, "the build finished before the kill");
     let m = manifest(d.path(), MAT).expect("a checkpoint after the kill");
     damage(&store_dir(d.path(), MAT), &m);
-    let out = finish_and_compare(d.path(), STREAM, r);
+    let out = finish_and_compare(d.path(), mode, r);
     let stderr = text(&out.stderr);
     assert!(
         stderr.contains("damaged checkpoint") && stderr.contains("restarting"),
@@ -460,19 +481,19 @@ fn damaged_checkpoint_restarts_cleanly() {
         assert!(p.exists(), "{} named by the manifest", p.display());
         p
     };
-    damaged_round(r, "one byte of a chunk flipped", |store, m| {
+    let flipped = |store: &Path, m: &Json| {
         let p = chunk(store, m, 1);
         let len = std::fs::metadata(&p).unwrap().len() as usize;
         flip(&p, len / 2, 0x01);
-    });
-    damaged_round(r, "manifest.json overwritten with garbage", |store, _| {
+    };
+    let garbage = |store: &Path, _: &Json| {
         std::fs::write(
             store.join("manifest.json"),
             b"\x00\xff{\"ply\": garbage\x1b",
         )
         .unwrap();
-    });
-    damaged_round(r, "a chunk truncated", |store, m| {
+    };
+    let truncated = |store: &Path, m: &Json| {
         let p = chunk(store, m, 0);
         let len = std::fs::metadata(&p).unwrap().len();
         std::fs::OpenOptions::new()
@@ -481,7 +502,27 @@ fn damaged_checkpoint_restarts_cleanly() {
             .unwrap()
             .set_len(len - 7)
             .unwrap();
-    });
+    };
+    let missing = |store: &Path, m: &Json| std::fs::remove_file(chunk(store, m, 0)).unwrap();
+    // A plausible edit: an earlier ply, the JSON still well-formed; its checksum catches it.
+    let edited = |store: &Path, m: &Json| {
+        let mut m = m.clone();
+        m["ply"] = Json::from(m["ply"].as_u64().unwrap() - 1);
+        std::fs::write(store.join("manifest.json"), m.to_string()).unwrap();
+    };
+    type Damage<'a> = &'a dyn Fn(&Path, &Json);
+    let cases: [(&str, Damage); 5] = [
+        ("one byte of a chunk flipped", &flipped),
+        ("manifest.json overwritten with garbage", &garbage),
+        ("a chunk truncated", &truncated),
+        ("a chunk missing", &missing),
+        ("manifest edited", &edited),
+    ];
+    for mode in [STREAM, RESIDENT] {
+        for (what, damage) in cases {
+            damaged_round(r, mode, what, damage);
+        }
+    }
 }
 
 /// `xqtb verify --dir dir KNKA` fails with a message naming the failure; returns the message.
@@ -636,6 +677,7 @@ fn leftover_working_dir_of_a_finished_table_is_removed() {
     // What a kill between the rename of KRKA.xqtb and the removal of its working files leaves.
     let store = store_dir(dir, "KRKA");
     std::fs::create_dir_all(&store).unwrap();
+    std::fs::write(store.join("XQTB-WORK"), b"xqtb working directory\n").unwrap();
     std::fs::write(store.join("manifest.json"), b"{}").unwrap();
     std::fs::write(store.join("s0-c00000-g7.chunk"), [0u8; 64]).unwrap();
     for m in ["KRKA", "KRKAA"] {
@@ -646,4 +688,38 @@ fn leftover_working_dir_of_a_finished_table_is_removed() {
         let left = leftovers(dir);
         assert!(left.is_empty(), "after building {m}: left behind: {left:?}");
     }
+}
+
+/// A directory of the user's that happens to have a store's name is neither used nor deleted.
+#[test]
+fn a_users_directory_under_tmp_is_never_deleted() {
+    let e = tempfile::tempdir().unwrap();
+    let dir = e.path();
+    let theirs = store_dir(dir, "KRK");
+    std::fs::create_dir_all(&theirs).unwrap();
+    std::fs::write(theirs.join("notes.txt"), b"mine").unwrap();
+    let out = build_cmd("KRK", dir, &["--quiet"]).output().unwrap();
+    assert!(!out.status.success(), "the build used a foreign directory");
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("not an xqtb working directory") && stderr.contains("KRK"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(theirs.join("notes.txt")).unwrap(), b"mine");
+    // With the table present (built elsewhere), the directory is still left alone.
+    let other = tempfile::tempdir().unwrap();
+    assert_ok(
+        "build KRK",
+        &build_cmd("KRK", other.path(), &["--quiet"])
+            .output()
+            .unwrap(),
+    );
+    for t in ["KRK.xqtb", "KK.xqtb"] {
+        std::fs::copy(other.path().join(t), dir.join(t)).unwrap();
+    }
+    assert_ok(
+        "build KRK again",
+        &build_cmd("KRK", dir, &["--quiet"]).output().unwrap(),
+    );
+    assert_eq!(std::fs::read(theirs.join("notes.txt")).unwrap(), b"mine");
 }

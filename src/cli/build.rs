@@ -1,8 +1,10 @@
 //! `xqtb build <MATERIAL> --dir <DIR> [--memory <SIZE>] [--threads <N>] [--tmp <DIR>]`
 
+use indicatif::ProgressBar;
 use std::path::PathBuf;
-use std::time::Duration;
-use xqtb::build::{self, BuildOptions};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use xqtb::builder::{self, BuildOptions, Progress};
 use xqtb::Material;
 
 #[derive(clap::Args)]
@@ -19,37 +21,92 @@ pub struct Args {
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
-    /// Directory for working files (default: <DIR>/.build). Keep it to resume a killed build.
+    /// Directory for working files (default: <DIR>/.work). Keep it to resume a killed build.
     #[arg(long)]
     tmp: Option<PathBuf>,
     /// No progress bars or messages.
     #[arg(long, short)]
     quiet: bool,
+    /// Print each phase's wall time (init, each ply, write) as it ends.
+    #[arg(long, short)]
+    verbose: bool,
     /// Entries per working chunk (testing and tuning).
-    #[arg(long, hide = true, default_value_t = build::DEFAULT_CHUNK_LEN)]
+    #[arg(long, hide = true, default_value_t = builder::DEFAULT_CHUNK_LEN)]
     chunk_len: u64,
     /// Stream through chunk files even when the table fits in memory (testing).
     #[arg(long, hide = true)]
     stream: bool,
-    /// Seconds between checkpoints (0: at every pass boundary).
-    #[arg(long, default_value_t = 60.0)]
-    checkpoint_secs: f64,
+    /// If another build holds --dir, wait for it instead of failing at once.
+    #[arg(long)]
+    wait: bool,
+    /// Seconds between checkpoints (0: at every pass boundary; `inf`: none).
+    #[arg(long, default_value = "60", value_parser = parse_seconds, allow_negative_numbers = true)]
+    checkpoint_secs: Duration,
+}
+
+/// Progress on a terminal: one bar per phase, notes as lines (hidden with `--quiet`; bars only
+/// on a terminal).
+struct Bars {
+    quiet: bool,
+    verbose: bool,
+    bar: Mutex<Option<(ProgressBar, String, Instant)>>,
+}
+
+impl Progress for Bars {
+    fn start(&self, label: &str, total: u64) {
+        let bar = super::progress_bar(total, label, self.quiet);
+        *self.bar.lock().unwrap() = Some((bar, label.to_string(), Instant::now()));
+    }
+    fn advance(&self, done: u64) {
+        if let Some((b, ..)) = &*self.bar.lock().unwrap() {
+            b.inc(done);
+        }
+    }
+    fn finish(&self) {
+        if let Some((b, label, start)) = self.bar.lock().unwrap().take() {
+            b.finish_and_clear();
+            if self.verbose {
+                let s = start.elapsed().as_secs_f64();
+                let n = b.length().unwrap_or(0);
+                eprintln!(
+                    "{label}: {s:.2} s, {n} entries, {:.1} M/s",
+                    n as f64 / s.max(1e-9) / 1e6
+                );
+            }
+        }
+    }
+    fn note(&self, line: &str) {
+        if !self.quiet {
+            eprintln!("{line}");
+        }
+    }
+}
+
+/// A number of seconds, at least 0; `inf` or anything too large to count means never.
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    let v: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("bad number of seconds {text:?}"))?;
+    if v.is_nan() || v < 0.0 {
+        return Err(format!("seconds must be 0 or more, not {text:?}"));
+    }
+    Ok(Duration::try_from_secs_f64(v).unwrap_or(Duration::MAX))
 }
 
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     let material: Material = args.material.parse()?;
     super::init_threads(args.threads)?;
-    let quiet = args.quiet;
-    let log = move |msg: &str| {
-        if !quiet {
-            eprintln!("{msg}");
-        }
+    let bars = Bars {
+        quiet: args.quiet,
+        verbose: args.verbose,
+        bar: Mutex::new(None),
     };
     let memory = match args.memory {
         Some(m) => m,
         None => {
-            let m = build::default_budget();
-            log(&format!(
+            let m = super::default_budget();
+            bars.note(&format!(
                 "memory budget: {} MiB (3/4 of available memory)",
                 m >> 20
             ));
@@ -57,15 +114,15 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         }
     };
     let opts = BuildOptions {
-        tmp: args.tmp.unwrap_or_else(|| args.dir.join(".build")),
+        tmp: args.tmp.unwrap_or_else(|| args.dir.join(".work")),
         dir: args.dir,
         memory,
         chunk_len: args.chunk_len,
-        checkpoint_interval: Duration::from_secs_f64(args.checkpoint_secs.max(0.0)),
-        quiet,
+        checkpoint_interval: args.checkpoint_secs,
         force_streaming: args.stream,
+        wait: args.wait,
     };
-    let reports = build::build(material, &opts, &log)?;
+    let reports = builder::build(material, &opts, &bars)?;
     for r in reports {
         match r.seconds {
             None => writeln!(

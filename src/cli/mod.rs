@@ -112,11 +112,20 @@ fn progress_bar(len: u64, label: &str, quiet: bool) -> indicatif::ProgressBar {
     bar
 }
 
+/// The default memory budget: three quarters of the memory the system reports available.
+fn default_budget() -> u64 {
+    let mut sys = sysinfo::System::new();
+    sys.refresh_memory();
+    (sys.available_memory() / 4 * 3).max(xqtb::builder::MIN_BUDGET)
+}
+
 /// Sets the worker thread count (default: rayon's, one per core).
 fn init_threads(threads: Option<usize>) -> Result<()> {
     if let Some(n) = threads {
-        if n == 0 {
-            return Err("--threads must be at least 1".into());
+        // Far beyond any machine's cores; starting more threads only hangs the machine.
+        const MAX_THREADS: usize = 1024;
+        if n == 0 || n > MAX_THREADS {
+            return Err(format!("--threads must be between 1 and {MAX_THREADS}, not {n}").into());
         }
         rayon::ThreadPoolBuilder::new()
             .num_threads(n)

@@ -31,26 +31,26 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
             probe_text(&tb, &pos, out)
         };
     }
-    // Batch: a bad line is reported in its place and the batch goes on.
+    // Batch: one answer per input line, in order, flushed as it is written (a caller may be
+    // waiting for it before sending the next line); a bad line — not UTF-8, blank, not a
+    // position — is answered with an error in its place and the batch goes on.
     let mut failures = 0;
-    for line in std::io::stdin().lock().lines() {
-        let line = line?;
-        let text = line.trim();
-        if text.is_empty() {
-            continue;
+    let mut stdin = std::io::stdin().lock();
+    let mut raw = Vec::new();
+    loop {
+        raw.clear();
+        if stdin.read_until(b'\n', &mut raw)? == 0 {
+            break;
         }
-        let result = super::position(text).and_then(|pos| {
-            if args.json {
-                probe_json(&tb, &pos).map(|j| j.to_string())
-            } else {
-                let mut buf = Vec::new();
-                probe_text(&tb, &pos, &mut buf)?;
-                Ok(String::from_utf8(buf)
-                    .expect("text output is UTF-8")
-                    .trim_end()
-                    .to_string())
-            }
-        });
+        let line = String::from_utf8_lossy(&raw);
+        let text = line.trim();
+        let result = if std::str::from_utf8(&raw).is_err() {
+            Err("the line is not UTF-8 text".into())
+        } else if text.is_empty() {
+            Err("empty line: expected a FEN or a query-system string".into())
+        } else {
+            answer(&tb, text, args.json)
+        };
         match result {
             Ok(s) => writeln!(out, "{s}")?,
             Err(e) => {
@@ -66,11 +66,26 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
                 }
             }
         }
+        out.flush()?;
     }
     if failures > 0 && !args.json {
         return Err(format!("{failures} position(s) could not be probed").into());
     }
     Ok(())
+}
+
+/// One batch line's answer: a JSON object, or the text block without its final newline.
+fn answer(tb: &Tablebase, text: &str, json: bool) -> super::Result<String> {
+    let pos = super::position(text)?;
+    if json {
+        return probe_json(tb, &pos).map(|j| j.to_string());
+    }
+    let mut buf = Vec::new();
+    probe_text(tb, &pos, &mut buf)?;
+    Ok(String::from_utf8(buf)
+        .expect("text output is UTF-8")
+        .trim_end()
+        .to_string())
 }
 
 fn value_fields(v: Value) -> serde_json::Value {

@@ -1,17 +1,27 @@
 //! Final table files: one per material (both sides to move), laid out byte by byte in
-//! `formats/table.md`. A fixed header (magic, versions, material, rule set, counts, longest
-//! wins; its own crc32), zstd-compressed blocks of value codes ([`crate::value::Value::code`]),
-//! a block index (offset, length, crc32 per block) and a trailer crc32 over the whole file.
+//! `formats/table.md`. Format 2: a fixed header (magic, versions, material, rule set, counts,
+//! longest wins, completion record; its own crc32), then two streams of zstd-compressed blocks —
+//! distance symbols (DTC) and win/draw/loss (WDL), one byte per entry each — a value table
+//! mapping distance symbols to (order, distance / 2), a block index (offset, length, crc32 per
+//! block) and a trailer crc32 over the whole file.
 //!
-//! Writing computes every checksum while streaming ([`TableWriter`]); reading opens in O(1)
-//! (header checks only) and decompresses one block per probe through a small cache
-//! ([`TableFile`]); [`TableFile::verify_checksums`] checks every byte. Corruption is a typed
-//! [`TableError`], never a panic.
+//! Entries that are not legal positions (collisions, the side not to move in check) are stored
+//! as "don't care": the writer repeats the previous entry's symbols there, which compresses
+//! best. The reader therefore decides legality from the position itself (its [`Indexer`]
+//! decodes the index), never from the stored bytes; a WDL probe reads only WDL blocks.
+//!
+//! Writing computes every checksum while streaming ([`TableWriter`]); reading memory-maps the
+//! file, opens in O(1) (header and value table) and decompresses one block per probe through a
+//! small cache ([`TableFile`]); [`TableFile::verify_checksums`] checks every byte. Corruption is
+//! a typed [`TableError`], never a panic.
+//!
+//! [`Indexer`]: crate::index::Indexer
 
 mod read;
+mod stats;
 mod write;
 
-pub use read::{ReadAt, TableFile};
+pub use read::{Mapped, ReadAt, TableFile};
 pub use write::TableWriter;
 
 use crate::material::Material;
@@ -22,13 +32,49 @@ use thiserror::Error;
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"XQTB\x1aTBL";
 /// Version of the layout described in `formats/table.md`.
-pub const FORMAT_VERSION: u32 = 1;
-/// Entries per compressed block.
-pub const BLOCK_ENTRIES: u32 = 16384;
+pub const FORMAT_VERSION: u32 = 2;
+/// Entries per compressed block (both streams). Larger blocks compress better (zstd finds
+/// repeats a whole defender placement apart: 8,100 entries in KRNKAABB) at the cost of a longer
+/// block decompression on a cache miss; measured in `formats/table.md` §13.
+pub const BLOCK_ENTRIES: u32 = 1 << 18;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 256;
 /// Bytes of one block-index entry.
 pub const INDEX_ENTRY_LEN: usize = 16;
+/// Bytes of one value-table entry.
+pub const VALUE_ENTRY_LEN: usize = 4;
+
+/// The two streams of a table, in block-index order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// Win/draw/loss: one byte per entry (`WDL_LOSS`, `WDL_DRAW`, `WDL_WIN`).
+    Wdl = 0,
+    /// Distance symbols: 4, 8 or 16 bits per entry (a width byte per block), indexing the value
+    /// table.
+    Dtc = 1,
+}
+
+impl Stream {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stream::Wdl => "WDL",
+            Stream::Dtc => "DTC",
+        }
+    }
+}
+
+/// WDL symbols: the outcome for the side to move.
+pub const WDL_LOSS: u8 = 0;
+pub const WDL_DRAW: u8 = 1;
+pub const WDL_WIN: u8 = 2;
+
+/// One value-table entry: the order and half the distance of a decided value (the WDL stream
+/// gives the parity: a win is at `2 · half + 1`, a loss at `2 · half`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Symbol {
+    pub order: u16,
+    pub half: u16,
+}
 
 /// Which rules a table's values follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,13 +130,50 @@ pub struct Header {
     pub sides: [SideStats; 2],
     /// Where the block index starts; it runs to the trailer.
     pub index_offset: u64,
+    /// Entries of the value table (distance symbols in use), which ends where the block index
+    /// starts.
+    pub symbols: u32,
     pub file_len: u64,
+    /// crc32 of the value table and the block index together (`values_offset .. file_len - 4`).
     pub index_crc: u32,
+    /// Which program and engine wrote the table: the completion record of the build that made
+    /// it (a file with a header was finished by that build). Empty in files from before it.
+    pub builder: String,
 }
+
+/// The completion record this program writes (at most 32 bytes): a table carrying another one
+/// was not made by this version's builder, and `build` rebuilds it rather than trust it.
+pub const BUILDER_ID: &str = concat!("xqtb ", env!("CARGO_PKG_VERSION"), " engine 2");
+const BUILDER_AT: usize = 204;
+const BUILDER_LEN: usize = 32;
+const SYMBOLS_AT: usize = 236;
 
 impl Header {
     pub fn blocks_per_side(&self) -> u64 {
         self.entries.div_ceil(self.block_entries as u64)
+    }
+
+    /// Where the value table starts (it ends at `index_offset`).
+    pub fn values_offset(&self) -> u64 {
+        self.index_offset - self.symbols as u64 * VALUE_ENTRY_LEN as u64
+    }
+
+    /// Bytes of the block index: two streams, two sides.
+    pub fn index_len(&self) -> u64 {
+        4 * self.blocks_per_side() * INDEX_ENTRY_LEN as u64
+    }
+
+    /// Where the block-index entry of (`stream`, `side`, `block`) is.
+    pub fn index_entry_at(&self, stream: Stream, side: usize, block: u64) -> u64 {
+        let nb = self.blocks_per_side();
+        self.index_offset
+            + ((stream as u64 * 2 + side as u64) * nb + block) * INDEX_ENTRY_LEN as u64
+    }
+
+    /// Entries of one block (only a side's last block may be shorter).
+    pub fn block_len(&self, block: u64) -> usize {
+        let be = self.block_entries as u64;
+        (self.entries - block * be).min(be) as usize
     }
 
     pub(crate) fn to_bytes(&self) -> [u8; HEADER_LEN] {
@@ -119,6 +202,10 @@ impl Header {
         LE::write_u64(&mut b[184..], self.index_offset);
         LE::write_u64(&mut b[192..], self.file_len);
         LE::write_u32(&mut b[200..], self.index_crc);
+        LE::write_u32(&mut b[SYMBOLS_AT..], self.symbols);
+        let id = self.builder.as_bytes();
+        let n = id.len().min(BUILDER_LEN);
+        b[BUILDER_AT..BUILDER_AT + n].copy_from_slice(&id[..n]);
         let crc = crc32fast::hash(&b[..HEADER_LEN - 4]);
         LE::write_u32(&mut b[HEADER_LEN - 4..], crc);
         b
@@ -133,6 +220,12 @@ impl Header {
             return Err(TableError::BadMagic(path.to_owned()));
         }
         let version = LE::read_u32(&b[8..]);
+        if version == 1 {
+            return Err(TableError::OldFormat {
+                path: path.to_owned(),
+                material: material_field(b).unwrap_or_else(|| "<MATERIAL>".into()),
+            });
+        }
         if version != FORMAT_VERSION {
             return Err(TableError::UnsupportedVersion {
                 path: path.to_owned(),
@@ -153,10 +246,7 @@ impl Header {
         }
         let rule_set = RuleSet::from_u32(LE::read_u32(&b[16..]))
             .ok_or_else(|| bad(format!("unknown rule set {}", LE::read_u32(&b[16..]))))?;
-        let name_bytes = &b[20..36];
-        let end = name_bytes.iter().position(|&c| c == 0).unwrap_or(16);
-        let name = std::str::from_utf8(&name_bytes[..end])
-            .map_err(|_| bad("material is not text".into()))?;
+        let name = material_field(b).ok_or_else(|| bad("material is not text".into()))?;
         let material: Material = name
             .parse()
             .map_err(|e| bad(format!("material {name:?}: {e}")))?;
@@ -190,20 +280,40 @@ impl Header {
             max_order: LE::read_u32(&b[52..]) as u16,
             sides,
             index_offset: LE::read_u64(&b[184..]),
+            symbols: LE::read_u32(&b[SYMBOLS_AT..]),
             file_len: LE::read_u64(&b[192..]),
             index_crc: LE::read_u32(&b[200..]),
+            builder: {
+                let id = &b[BUILDER_AT..BUILDER_AT + BUILDER_LEN];
+                let end = id.iter().position(|&c| c == 0).unwrap_or(BUILDER_LEN);
+                String::from_utf8_lossy(&id[..end]).into_owned()
+            },
         };
         if LE::read_u32(&b[48..]) as u64 != h.blocks_per_side() {
             return Err(bad("block count does not match the entry count".into()));
         }
-        let index_len = 2 * h.blocks_per_side() * INDEX_ENTRY_LEN as u64;
-        if h.index_offset < HEADER_LEN as u64 || h.index_offset + index_len + 4 != h.file_len {
+        if h.blocks_per_side() > u32::MAX as u64 {
+            return Err(bad("more than 2^32 - 1 blocks per side".into()));
+        }
+        // Every sum below is of numbers under 2^60 (blocks < 2^32, entries of 16 bytes): no
+        // overflow.
+        let tail = h.symbols as u64 * VALUE_ENTRY_LEN as u64;
+        if h.index_offset < HEADER_LEN as u64 + tail
+            || h.index_offset.checked_add(h.index_len() + 4) != Some(h.file_len)
+        {
             return Err(bad(
-                "block index does not end where the trailer starts".into()
+                "value table and block index do not end where the trailer starts".into(),
             ));
         }
         Ok(h)
     }
+}
+
+/// The material field (bytes 20..36) as text, up to its first NUL.
+fn material_field(b: &[u8; HEADER_LEN]) -> Option<String> {
+    let field = &b[20..36];
+    let end = field.iter().position(|&c| c == 0).unwrap_or(16);
+    std::str::from_utf8(&field[..end]).ok().map(str::to_owned)
 }
 
 /// The file name of a material's table: `KRKAABB.xqtb` (always the canonical orientation).
@@ -227,12 +337,20 @@ pub enum TableError {
     },
     #[error("{0}: not an xqtb table file (bad magic)")]
     BadMagic(PathBuf),
+    #[error("{path}: not a regular file (it is {kind}): a table must be a plain file")]
+    NotAFile { path: PathBuf, kind: &'static str },
     #[error("{path}: table format version {found}, this program reads version {supported}")]
     UnsupportedVersion {
         path: PathBuf,
         found: u32,
         supported: u32,
     },
+    #[error(
+        "{path}: table format version 1, which this program no longer reads (it reads version \
+         2): rebuild it with `xqtb build {material} --dir <DIR>` (build replaces it), or read \
+         it with an xqtb release of format 1"
+    )]
+    OldFormat { path: PathBuf, material: String },
     #[error("{0}: header checksum mismatch (corrupted file)")]
     HeaderChecksum(PathBuf),
     #[error("{path}: bad header: {what}")]
@@ -243,15 +361,18 @@ pub enum TableError {
         expected: u64,
         found: u64,
     },
-    #[error("{0}: block index checksum mismatch (corrupted file)")]
+    #[error("{0}: value table or block index checksum mismatch (corrupted file)")]
     IndexChecksum(PathBuf),
-    #[error("{path}: block {block} of side {side}: {what}")]
+    #[error("{path}: {stream} block {block} of side {side}: {what}")]
     Block {
         path: PathBuf,
+        stream: &'static str,
         side: char,
         block: u64,
         what: String,
     },
+    #[error("{path}: value table: {what}")]
+    ValueTable { path: PathBuf, what: String },
     #[error("{0}: whole-file checksum mismatch (corrupted file)")]
     FileChecksum(PathBuf),
     #[error("{path}: material {found}, expected {expected}")]

@@ -1,9 +1,16 @@
-//! Table reader: O(1) open (header checks), one block decompressed per probe through a bounded,
-//! sharded LRU cache, and a full checksum pass. File access goes through [`ReadAt`] so tests can
-//! feed corrupted bytes without touching disk.
+//! Table reader: the file memory-mapped behind [`ReadAt`] (tests feed in-memory bytes), O(1)
+//! open (header, value table and block index checksum), one block decompressed per probe
+//! through a bounded, sharded LRU cache, and a full checksum pass. Legality is decided from the
+//! position (the table's [`Indexer`] decodes the index), never from the stored bytes, which hold
+//! "don't care" symbols for illegal entries.
 
-use super::{side_char, Header, TableError, HEADER_LEN, INDEX_ENTRY_LEN};
-use crate::value::{Value, CODE_NONE};
+use super::{
+    side_char, Header, Stream, Symbol, TableError, HEADER_LEN, INDEX_ENTRY_LEN, VALUE_ENTRY_LEN,
+    WDL_DRAW, WDL_LOSS, WDL_WIN,
+};
+use crate::index::Indexer;
+use crate::piece::Color;
+use crate::value::{Outcome, Value, CODE_NONE, MAX_ORDER};
 use byteorder::{ByteOrder, LittleEndian as LE};
 use lru::LruCache;
 use std::fs::File;
@@ -16,6 +23,11 @@ use std::sync::{Arc, Mutex};
 pub trait ReadAt: Send + Sync {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
     fn size(&self) -> io::Result<u64>;
+    /// The bytes at `offset .. offset + len` in place, where the reader holds them in memory
+    /// (a mapping, a vector): no copy. `None` if it does not or they are out of range.
+    fn bytes_at(&self, _offset: u64, _len: usize) -> Option<&[u8]> {
+        None
+    }
 }
 
 impl ReadAt for File {
@@ -27,46 +39,120 @@ impl ReadAt for File {
     }
 }
 
+fn slice_at(bytes: &[u8], offset: u64, len: usize) -> Option<&[u8]> {
+    let start = usize::try_from(offset).ok()?;
+    bytes.get(start..)?.get(..len)
+}
+
+fn copy_at(bytes: &[u8], buf: &mut [u8], offset: u64) -> io::Result<()> {
+    match slice_at(bytes, offset, buf.len()) {
+        Some(src) => {
+            buf.copy_from_slice(src);
+            Ok(())
+        }
+        None => Err(io::ErrorKind::UnexpectedEof.into()),
+    }
+}
+
 impl ReadAt for Vec<u8> {
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
-        let start = usize::try_from(offset).unwrap_or(usize::MAX);
-        match self.get(start..).and_then(|s| s.get(..buf.len())) {
-            Some(src) => {
-                buf.copy_from_slice(src);
-                Ok(())
-            }
-            None => Err(io::ErrorKind::UnexpectedEof.into()),
-        }
+        copy_at(self, buf, offset)
     }
     fn size(&self) -> io::Result<u64> {
         Ok(self.len() as u64)
     }
+    fn bytes_at(&self, offset: u64, len: usize) -> Option<&[u8]> {
+        slice_at(self, offset, len)
+    }
 }
 
-const SHARDS: usize = 16;
+/// A table file mapped into memory (read-only): probes read the page cache directly.
+pub struct Mapped {
+    /// `None` for an empty file (which cannot be mapped, and is refused as too short).
+    map: Option<memmap2::Mmap>,
+}
+
+impl Mapped {
+    pub fn new(file: &File) -> io::Result<Mapped> {
+        if file.metadata()?.len() == 0 {
+            return Ok(Mapped { map: None });
+        }
+        // Safety: the mapping is read-only and private to this process. Its contents could
+        // change only if another process wrote to or truncated the file while it is mapped;
+        // xqtb never does (a table is written under a temporary name and renamed into place,
+        // so a rebuild replaces the directory entry, not the mapped inode's bytes). A file
+        // truncated behind our back by someone else would fault (SIGBUS) on access, as with
+        // any mapped file; that is outside what a reader can guard against.
+        let map = unsafe { memmap2::MmapOptions::new().map(file)? };
+        Ok(Mapped { map: Some(map) })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or(&[])
+    }
+}
+
+impl ReadAt for Mapped {
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
+        copy_at(self.bytes(), buf, offset)
+    }
+    fn size(&self) -> io::Result<u64> {
+        Ok(self.bytes().len() as u64)
+    }
+    fn bytes_at(&self, offset: u64, len: usize) -> Option<&[u8]> {
+        slice_at(self.bytes(), offset, len)
+    }
+}
+
+const MAX_SHARDS: usize = 16;
 
 /// An open table file.
-pub struct TableFile<R: ReadAt = File> {
+pub struct TableFile<R: ReadAt = Mapped> {
     path: PathBuf,
     r: R,
     header: Header,
-    cache: [Mutex<LruCache<u64, Arc<[u32]>>>; SHARDS],
+    indexer: Indexer,
+    values: Vec<Symbol>,
+    /// Decompressed blocks by (stream, side, block): WDL (2 bits an entry), or a distance block (a width
+    /// byte, then the symbols).
+    cache: Vec<Mutex<LruCache<u64, Arc<[u8]>>>>,
 }
 
-impl TableFile<File> {
-    /// Opens a table with the default cache (`cache_bytes` of decoded blocks, at least one per
-    /// shard).
-    pub fn open(path: &Path, cache_bytes: usize) -> Result<TableFile<File>, TableError> {
+impl TableFile<Mapped> {
+    /// Opens (maps) a table with a cache of `cache_bytes` of decompressed blocks (at least one
+    /// block).
+    pub fn open(path: &Path, cache_bytes: usize) -> Result<TableFile<Mapped>, TableError> {
+        // Opening a FIFO for reading would block until a writer came: look before opening.
+        let kind = std::fs::metadata(path)
+            .map_err(TableError::io(path))?
+            .file_type();
+        if !kind.is_file() {
+            use std::os::unix::fs::FileTypeExt;
+            let kind = match () {
+                _ if kind.is_dir() => "a directory",
+                _ if kind.is_fifo() => "a FIFO",
+                _ if kind.is_socket() => "a socket",
+                _ if kind.is_block_device() || kind.is_char_device() => "a device",
+                _ => "not a plain file",
+            };
+            return Err(TableError::NotAFile {
+                path: path.to_owned(),
+                kind,
+            });
+        }
         let f = File::open(path).map_err(TableError::io(path))?;
-        TableFile::from_reader(f, path, cache_bytes)
+        let mapped = Mapped::new(&f).map_err(TableError::io(path))?;
+        TableFile::from_reader(mapped, path, cache_bytes)
     }
 }
 
 impl<R: ReadAt> TableFile<R> {
-    /// Checks the header (magic, version, checksum, length) and nothing more: O(1).
+    /// Checks the header (magic, version, checksum, length, material and index size) and reads
+    /// the value table, checking it and the block index against their checksum: O(blocks), a
+    /// few kilobytes.
     pub fn from_reader(r: R, path: &Path, cache_bytes: usize) -> Result<TableFile<R>, TableError> {
-        let mut head = [0u8; HEADER_LEN];
-        let len = r.size().map_err(TableError::io(path))?;
+        let io_err = TableError::io(path);
+        let len = r.size().map_err(io_err)?;
         if len < HEADER_LEN as u64 {
             return Err(TableError::Length {
                 path: path.to_owned(),
@@ -74,6 +160,7 @@ impl<R: ReadAt> TableFile<R> {
                 found: len,
             });
         }
+        let mut head = [0u8; HEADER_LEN];
         r.read_exact_at(&mut head, 0)
             .map_err(TableError::io(path))?;
         let header = Header::from_bytes(&head, path)?;
@@ -84,13 +171,66 @@ impl<R: ReadAt> TableFile<R> {
                 found: len,
             });
         }
-        let block_bytes = header.block_entries as usize * 4;
-        let per_shard = NonZeroUsize::new((cache_bytes / block_bytes / SHARDS).max(1)).unwrap();
+        let bad = |what: String| TableError::BadHeader {
+            path: path.to_owned(),
+            what,
+        };
+        let indexer = Indexer::new(header.material)
+            .map_err(|e| bad(format!("material {}: {e}", header.material)))?;
+        if header.entries != indexer.size() {
+            return Err(bad(format!(
+                "{} entries per side, the index of {} has {}",
+                header.entries,
+                header.material,
+                indexer.size()
+            )));
+        }
+        // The tail (value table and block index) is below 2^37 bytes by the header checks, and
+        // exactly what the file holds before its trailer.
+        let tail_len = header.file_len - 4 - header.values_offset();
+        let tail_len = usize::try_from(tail_len).map_err(|_| bad("block index too long".into()))?;
+        let mut tail = vec![0u8; tail_len];
+        r.read_exact_at(&mut tail, header.values_offset())
+            .map_err(TableError::io(path))?;
+        if crc32fast::hash(&tail) != header.index_crc {
+            return Err(TableError::IndexChecksum(path.to_owned()));
+        }
+        let values: Vec<Symbol> = tail[..header.symbols as usize * VALUE_ENTRY_LEN]
+            .chunks_exact(VALUE_ENTRY_LEN)
+            .map(|e| Symbol {
+                order: LE::read_u16(e),
+                half: LE::read_u16(&e[2..]),
+            })
+            .collect();
+        if let Some(s) = values
+            .iter()
+            .find(|s| s.order > MAX_ORDER || s.order > header.max_order || s.half > u16::MAX / 2)
+        {
+            return Err(TableError::ValueTable {
+                path: path.to_owned(),
+                what: format!(
+                    "impossible value: order {}, half distance {}",
+                    s.order, s.half
+                ),
+            });
+        }
+        // A cached block is a quarter (WDL) to a half (distance symbols of 4 bits; 8 and 16 bits
+        // are rarer) of a byte an entry: count half a byte.
+        let block_bytes = (header.block_entries as usize / 2).max(1);
+        // No more cache slots than the file has blocks: a huge --cache costs nothing up front.
+        let blocks = usize::try_from(4 * header.blocks_per_side()).unwrap_or(usize::MAX);
+        let slots = (cache_bytes / block_bytes).clamp(1, blocks.max(1));
+        let shards = slots.min(MAX_SHARDS);
+        let per_shard = NonZeroUsize::new(slots.div_ceil(shards)).unwrap();
         Ok(TableFile {
             path: path.to_owned(),
             r,
             header,
-            cache: std::array::from_fn(|_| Mutex::new(LruCache::new(per_shard))),
+            indexer,
+            values,
+            cache: (0..shards)
+                .map(|_| Mutex::new(LruCache::new(per_shard)))
+                .collect(),
         })
     }
 
@@ -102,92 +242,247 @@ impl<R: ReadAt> TableFile<R> {
         &self.path
     }
 
-    fn block_error(&self, side: usize, block: u64, what: impl Into<String>) -> TableError {
+    /// The index of this table's material.
+    pub fn indexer(&self) -> &Indexer {
+        &self.indexer
+    }
+
+    /// The value table: distance symbol → (order, half distance).
+    pub fn values(&self) -> &[Symbol] {
+        &self.values
+    }
+
+    fn block_error(
+        &self,
+        stream: Stream,
+        side: usize,
+        block: u64,
+        what: impl Into<String>,
+    ) -> TableError {
         TableError::Block {
             path: self.path.clone(),
+            stream: stream.name(),
             side: side_char(side),
             block,
             what: what.into(),
         }
     }
 
-    /// Reads, checks and decompresses one block of `side`.
-    pub fn read_block(&self, side: usize, block: u64) -> Result<Vec<u32>, TableError> {
+    /// Reads, checks (bounds, crc32, decompressed length) and decompresses one block of a
+    /// stream: WDL (four 2-bit symbols a byte, entry `k` in bits `2 (k % 4)` of byte `k / 4`), or
+    /// a distance block (its width byte: 4, 8 or 16 bits a symbol, then the
+    /// symbols: two a byte, low nibble first; one a byte; little-endian `u16`).
+    pub fn read_stream_block(
+        &self,
+        stream: Stream,
+        side: usize,
+        block: u64,
+    ) -> Result<Vec<u8>, TableError> {
         let h = &self.header;
-        let nb = h.blocks_per_side();
-        assert!(side < 2 && block < nb);
+        assert!(side < 2 && block < h.blocks_per_side());
+        let err = |what: &str| self.block_error(stream, side, block, what);
         let mut e = [0u8; INDEX_ENTRY_LEN];
-        let at = h.index_offset + (side as u64 * nb + block) * INDEX_ENTRY_LEN as u64;
         self.r
-            .read_exact_at(&mut e, at)
+            .read_exact_at(&mut e, h.index_entry_at(stream, side, block))
             .map_err(TableError::io(&self.path))?;
         let (offset, clen, crc) = (
             LE::read_u64(&e),
             LE::read_u32(&e[8..]),
             LE::read_u32(&e[12..]),
         );
-        if offset < HEADER_LEN as u64 || offset.saturating_add(clen as u64) > h.index_offset {
-            return Err(self.block_error(side, block, "block index entry points outside the data"));
+        if offset < HEADER_LEN as u64 || offset.saturating_add(clen as u64) > h.values_offset() {
+            return Err(err("block index entry points outside the data"));
         }
-        let mut data = vec![0u8; clen as usize];
-        self.r
-            .read_exact_at(&mut data, offset)
-            .map_err(TableError::io(&self.path))?;
-        if crc32fast::hash(&data) != crc {
-            return Err(self.block_error(side, block, "checksum mismatch (corrupted file)"));
+        let copy;
+        let data = match self.r.bytes_at(offset, clen as usize) {
+            Some(d) => d,
+            None => {
+                let mut buf = vec![0u8; clen as usize];
+                self.r
+                    .read_exact_at(&mut buf, offset)
+                    .map_err(TableError::io(&self.path))?;
+                copy = buf;
+                &copy[..]
+            }
+        };
+        if crc32fast::hash(data) != crc {
+            return Err(err("checksum mismatch (corrupted file)"));
         }
-        let entries = (h.entries - block * h.block_entries as u64).min(h.block_entries as u64);
-        let raw = zstd::bulk::decompress(&data, entries as usize * 4)
-            .map_err(|e| self.block_error(side, block, format!("zstd: {e}")))?;
-        if raw.len() != entries as usize * 4 {
-            return Err(self.block_error(side, block, "wrong decompressed length"));
+        let n = h.block_len(block);
+        let cap = match stream {
+            Stream::Wdl => n.div_ceil(4),
+            Stream::Dtc => 1 + 2 * n,
+        };
+        let raw = zstd::bulk::decompress(data, cap).map_err(|e| err(&format!("zstd: {e}")))?;
+        let ok = match stream {
+            // No 2-bit field may hold 3.
+            Stream::Wdl => {
+                raw.len() == n.div_ceil(4) && raw.iter().all(|&b| b & (b >> 1) & 0x55 == 0)
+            }
+            Stream::Dtc => match raw.first() {
+                Some(4) => raw.len() == 1 + n.div_ceil(2),
+                Some(8) => raw.len() == 1 + n,
+                Some(16) => raw.len() == 1 + 2 * n,
+                _ => false,
+            },
+        };
+        if !ok {
+            return Err(err("wrong decompressed length or symbol"));
         }
-        let mut codes = vec![0u32; entries as usize];
-        LE::read_u32_into(&raw, &mut codes);
-        Ok(codes)
+        Ok(raw)
     }
 
-    /// The stored code of an entry ([`Value::code`], or [`CODE_NONE`]).
-    pub fn code(&self, side: usize, index: u64) -> Result<u32, TableError> {
+    /// A block through the cache.
+    fn cached(&self, stream: Stream, side: usize, block: u64) -> Result<Arc<[u8]>, TableError> {
+        let key = (stream as u64 * 2 + side as u64) * self.header.blocks_per_side() + block;
+        let shard = &self.cache[(key % self.cache.len() as u64) as usize];
+        if let Some(b) = shard.lock().unwrap().get(&key) {
+            return Ok(b.clone());
+        }
+        let b: Arc<[u8]> = self.read_stream_block(stream, side, block)?.into();
+        shard.lock().unwrap().put(key, b.clone());
+        Ok(b)
+    }
+
+    /// Block and offset of an index; an error past the end.
+    fn locate(&self, side: usize, index: u64) -> Result<(u64, usize), TableError> {
         let h = &self.header;
-        if index >= h.entries {
+        let be = h.block_entries as u64;
+        if index >= h.entries || side > 1 {
             return Err(self.block_error(
+                Stream::Wdl,
                 side,
-                index / h.block_entries as u64,
+                index / be,
                 format!("index {index} past the end ({} entries)", h.entries),
             ));
         }
-        let be = h.block_entries as u64;
-        let (block, off) = (index / be, (index % be) as usize);
-        let key = side as u64 * h.blocks_per_side() + block;
-        let shard = &self.cache[(key as usize) % SHARDS];
-        if let Some(b) = shard.lock().unwrap().get(&key) {
-            return Ok(b[off]);
-        }
-        let codes: Arc<[u32]> = self.read_block(side, block)?.into();
-        let c = codes[off];
-        shard.lock().unwrap().put(key, codes);
-        Ok(c)
+        Ok((index / be, (index % be) as usize))
     }
 
-    /// The value of an entry; an error if the file holds an impossible code there.
-    pub fn value(&self, side: usize, index: u64) -> Result<Option<Value>, TableError> {
-        let code = self.code(side, index)?;
-        if code == CODE_NONE {
+    /// Is `index` a legal position with `side` to move? Decided from the position (decode,
+    /// then the side not to move must not be in check), as `verify` and the builder do.
+    pub fn is_legal(&self, side: usize, index: u64) -> bool {
+        self.indexer
+            .decode(index, Color::ALL[side & 1])
+            .is_some_and(|p| !p.opponent_in_check())
+    }
+
+    fn outcome_of(w: u8) -> Outcome {
+        match w {
+            WDL_LOSS => Outcome::Loss,
+            WDL_DRAW => Outcome::Draw,
+            _ => Outcome::Win,
+        }
+    }
+
+    /// The outcome of a legal position's entry, reading only the WDL stream. The caller has
+    /// checked legality (as `Tablebase::probe` does before encoding); for an index that is not
+    /// a legal position the answer means nothing.
+    pub fn outcome_legal(&self, side: usize, index: u64) -> Result<Outcome, TableError> {
+        let (block, k) = self.locate(side, index)?;
+        Ok(Self::outcome_of(wdl_at(
+            &self.cached(Stream::Wdl, side, block)?,
+            k,
+        )))
+    }
+
+    /// The outcome of an entry; `None` if it is not a legal position.
+    pub fn outcome(&self, side: usize, index: u64) -> Result<Option<Outcome>, TableError> {
+        self.locate(side, index)?;
+        if !self.is_legal(side, index) {
             return Ok(None);
         }
-        match Value::from_code(code) {
-            Some(v) => Ok(Some(v)),
-            None => Err(self.block_error(
-                side,
-                index / self.header.block_entries as u64,
-                format!("impossible value code {code:#x}"),
-            )),
-        }
+        self.outcome_legal(side, index).map(Some)
     }
 
-    /// Checks every byte: the whole-file checksum, the block index checksum, and every block's
-    /// checksum and decompressed length.
+    /// The value of a WDL symbol and distance symbol; an error for a symbol outside the value
+    /// table (corruption).
+    fn decode_value(
+        &self,
+        w: u8,
+        sym: usize,
+        side: usize,
+        block: u64,
+    ) -> Result<Value, TableError> {
+        if w == WDL_DRAW {
+            return Ok(Value::Draw);
+        }
+        let Some(s) = self.values.get(sym) else {
+            return Err(self.block_error(
+                Stream::Dtc,
+                side,
+                block,
+                format!(
+                    "symbol {sym} outside the value table ({} entries)",
+                    self.values.len()
+                ),
+            ));
+        };
+        Ok(Value::Decided {
+            order: s.order,
+            distance: 2 * s.half + (w == WDL_WIN) as u16,
+        })
+    }
+
+    /// The value of a legal position's entry (WDL and distance streams). The caller has checked
+    /// legality; for an index that is not a legal position the answer means nothing.
+    pub fn value_legal(&self, side: usize, index: u64) -> Result<Value, TableError> {
+        let (block, k) = self.locate(side, index)?;
+        let w = wdl_at(&self.cached(Stream::Wdl, side, block)?, k);
+        if w == WDL_DRAW {
+            return Ok(Value::Draw);
+        }
+        let d = self.cached(Stream::Dtc, side, block)?;
+        self.decode_value(w, symbol_at(&d, k), side, block)
+    }
+
+    /// The value of an entry; `None` if it is not a legal position (decided from the position,
+    /// [`TableFile::is_legal`]).
+    pub fn value(&self, side: usize, index: u64) -> Result<Option<Value>, TableError> {
+        self.locate(side, index)?;
+        if !self.is_legal(side, index) {
+            return Ok(None);
+        }
+        self.value_legal(side, index).map(Some)
+    }
+
+    /// One block's raw WDL symbols (`WDL_LOSS`, `WDL_DRAW`, `WDL_WIN`), entries that are not
+    /// legal positions included (their symbols mean nothing).
+    pub fn read_wdl_block(&self, side: usize, block: u64) -> Result<Vec<u8>, TableError> {
+        let packed = self.read_stream_block(Stream::Wdl, side, block)?;
+        Ok((0..self.header.block_len(block))
+            .map(|k| wdl_at(&packed, k))
+            .collect())
+    }
+
+    /// One block's value codes ([`Value::code`]) with whatever the file holds for entries that
+    /// are not legal positions (a valid code, meaning nothing): for callers that decide
+    /// legality themselves.
+    pub fn read_block_raw(&self, side: usize, block: u64) -> Result<Vec<u32>, TableError> {
+        let w = self.read_wdl_block(side, block)?;
+        let d = self.read_stream_block(Stream::Dtc, side, block)?;
+        w.iter()
+            .enumerate()
+            .map(|(k, &w)| Ok(self.decode_value(w, symbol_at(&d, k), side, block)?.code()))
+            .collect()
+    }
+
+    /// One block's value codes ([`Value::code`]), [`CODE_NONE`] for entries that are not legal
+    /// positions.
+    pub fn read_block(&self, side: usize, block: u64) -> Result<Vec<u32>, TableError> {
+        let mut codes = self.read_block_raw(side, block)?;
+        let base = block * self.header.block_entries as u64;
+        for (k, c) in codes.iter_mut().enumerate() {
+            if !self.is_legal(side, base + k as u64) {
+                *c = CODE_NONE;
+            }
+        }
+        Ok(codes)
+    }
+
+    /// Checks every byte: the whole-file checksum, the value table and block index checksum
+    /// (at open), and every block's checksum, decompressed length and symbols (WDL symbols are
+    /// 0, 1 or 2; every win or loss entry's distance symbol is in the value table).
     pub fn verify_checksums(&self) -> Result<(), TableError> {
         let h = &self.header;
         let io = |e| TableError::io(&self.path)(e);
@@ -206,28 +501,28 @@ impl<R: ReadAt> TableFile<R> {
         if crc.finalize() != LE::read_u32(&trailer) {
             return Err(TableError::FileChecksum(self.path.clone()));
         }
-        let mut index = vec![0u8; (body - h.index_offset) as usize];
-        self.r
-            .read_exact_at(&mut index, h.index_offset)
-            .map_err(io)?;
-        if crc32fast::hash(&index) != h.index_crc {
-            return Err(TableError::IndexChecksum(self.path.clone()));
-        }
         for side in 0..2 {
             for block in 0..h.blocks_per_side() {
-                let codes = self.read_block(side, block)?;
-                if let Some(&c) = codes
-                    .iter()
-                    .find(|&&c| c != CODE_NONE && Value::from_code(c).is_none())
-                {
-                    return Err(self.block_error(
-                        side,
-                        block,
-                        format!("impossible value code {c:#x}"),
-                    ));
-                }
+                self.read_block_raw(side, block)?;
             }
         }
         Ok(())
+    }
+}
+
+/// WDL symbol `k` of a decompressed, checked WDL block (four 2-bit symbols a byte).
+#[inline]
+fn wdl_at(w: &[u8], k: usize) -> u8 {
+    w[k / 4] >> (2 * (k % 4)) & 3
+}
+
+/// Distance symbol `k` of a decompressed, checked distance block (its width byte, then the
+/// symbols).
+#[inline]
+fn symbol_at(d: &[u8], k: usize) -> usize {
+    match d[0] {
+        4 => (d[1 + k / 2] >> (4 * (k % 2)) & 15) as usize,
+        8 => d[1 + k] as usize,
+        _ => LE::read_u16(&d[1 + 2 * k..]) as usize,
     }
 }

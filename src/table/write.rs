@@ -1,18 +1,43 @@
-//! Streaming table writer: blocks are compressed in parallel, written in order, and every
-//! checksum is computed while writing; the file appears under its final name only once complete
-//! and synced (write to a temporary name, fsync, rename, fsync the directory).
+//! Streaming table writer: each side's codes become two symbol streams (WDL and distance
+//! symbols, illegal entries filled with the previous entry's symbols), cut into blocks that are
+//! compressed in parallel; every checksum is computed while writing. The distance blocks go to
+//! the file as they come; the WDL blocks (a few percent of the bytes) are held and appended
+//! after them so that the WDL stream is contiguous. The file appears under its final name only
+//! once complete and synced (write to a temporary name, fsync, rename, fsync the directory).
 
-use super::{Header, RuleSet, SideStats, TableError, BLOCK_ENTRIES, HEADER_LEN};
+use super::{
+    Header, RuleSet, SideStats, Symbol, TableError, BLOCK_ENTRIES, HEADER_LEN, INDEX_ENTRY_LEN,
+    WDL_DRAW, WDL_LOSS, WDL_WIN,
+};
 use crate::material::Material;
+use crate::value::Value;
 use byteorder::{ByteOrder, LittleEndian as LE};
 use rayon::prelude::*;
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-/// zstd level of the value blocks: level 3 compresses value codes about as well as level 9 here,
-/// several times faster.
-const ZSTD_LEVEL: i32 = 3;
+/// zstd levels (measured on the KRNKAABB family, `formats/table.md` §13). WDL blocks are small
+/// and fast to compress even at level 19 (the best ratio). Distance blocks hold most of the
+/// bytes: level 15 is 24 % smaller than level 9 and about 6 % larger than level 19, which
+/// costs four times its time.
+const WDL_LEVEL: i32 = 19;
+const DTC_LEVEL: i32 = 15;
+
+/// At most this many blocks are compressed at once, whatever the thread count: a compression
+/// context at these levels holds about 1.8 MiB (WDL) and 2.9 MiB (distances), measured with
+/// `ZSTD_sizeof_CCtx`, and the 64 MiB build budget (formats/build.md §9) has room for a few,
+/// not one per thread.
+/// (KRNKBB streamed at `--memory 64M --threads 8`: peak RSS 79 MiB with eight, 52 with two.)
+const MAX_COMPRESSORS: usize = 2;
+
+/// Blocks compressed per parallel batch: two per compressing thread (blocks differ in cost), few
+/// enough to bound the buffered symbols (3 bytes an entry: 3 MiB).
+const BATCH_BLOCKS: usize = 2 * MAX_COMPRESSORS;
+
+/// Where a block went: offset, compressed length, crc32.
+type IndexEntry = (u64, u32, u32);
 
 pub struct TableWriter {
     path: PathBuf,
@@ -20,14 +45,42 @@ pub struct TableWriter {
     out: BufWriter<File>,
     material: Material,
     entries: u64,
-    /// Entries written so far, per side.
+    /// Entries received so far, per side.
     written: [u64; 2],
-    /// Block index entries in file order (side 0's blocks, then side 1's).
-    index: Vec<u8>,
+    /// Symbols of the current side not yet compressed (fewer than a batch, or a side's end).
+    wdl: Vec<u8>,
+    dtc: Vec<u16>,
+    /// The symbols given to the last legal entry: an illegal entry repeats them.
+    fill: (u8, u16),
+    /// The value table, in order of first use, and its inverse (a direct table for order 0,
+    /// the only order of rule set 1).
+    symbols: Vec<Symbol>,
+    order0: Vec<u16>,
+    others: HashMap<Symbol, u16>,
+    /// Block index entries in file order per stream (side 0's blocks, then side 1's).
+    wdl_index: Vec<IndexEntry>,
+    dtc_index: Vec<IndexEntry>,
+    /// Compressed WDL blocks, appended after the distance blocks at the end.
+    wdl_blocks: Vec<Vec<u8>>,
     offset: u64,
     /// crc32 of everything after the header, as written.
     body_crc: crc32fast::Hasher,
+    /// Set once the file is renamed into place; until then dropping the writer removes it.
+    done: bool,
+    /// The threads that compress (at most [`MAX_COMPRESSORS`]).
+    pool: rayon::ThreadPool,
 }
+
+impl Drop for TableWriter {
+    /// A write that failed or was abandoned leaves no temporary file behind.
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.tmp_path);
+        }
+    }
+}
+
+const NO_SYMBOL: u16 = u16::MAX;
 
 impl TableWriter {
     /// Starts `path` (written as `path.tmp` until [`TableWriter::finish`]).
@@ -37,6 +90,11 @@ impl TableWriter {
         entries: u64,
     ) -> Result<TableWriter, TableError> {
         let tmp_path = path.with_extension("xqtb.tmp");
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(rayon::current_num_threads().min(MAX_COMPRESSORS))
+            .thread_name(|k| format!("xqtb-zstd-{k}"))
+            .build()
+            .map_err(|e| TableError::io(&tmp_path)(std::io::Error::other(e)))?;
         let file = File::create(&tmp_path).map_err(TableError::io(&tmp_path))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
         out.write_all(&[0u8; HEADER_LEN])
@@ -48,41 +106,115 @@ impl TableWriter {
             material,
             entries,
             written: [0; 2],
-            index: Vec::new(),
+            wdl: Vec::new(),
+            dtc: Vec::new(),
+            fill: (WDL_DRAW, 0),
+            symbols: Vec::new(),
+            order0: Vec::new(),
+            others: HashMap::new(),
+            wdl_index: Vec::new(),
+            dtc_index: Vec::new(),
+            wdl_blocks: Vec::new(),
             offset: HEADER_LEN as u64,
             body_crc: crc32fast::Hasher::new(),
+            done: false,
+            pool,
         })
     }
 
-    /// Appends the next `codes` of `side` (index order). Sides are written in order, side 0
-    /// first; every call but a side's last must hold whole blocks.
+    /// The symbol of a decided value, assigned on first use.
+    fn symbol(&mut self, order: u16, distance: u16) -> u16 {
+        let key = Symbol {
+            order,
+            half: distance >> 1,
+        };
+        let slot = if order == 0 {
+            let h = key.half as usize;
+            if self.order0.len() <= h {
+                self.order0.resize(h + 1, NO_SYMBOL);
+            }
+            &mut self.order0[h]
+        } else {
+            self.others.entry(key).or_insert(NO_SYMBOL)
+        };
+        if *slot == NO_SYMBOL {
+            // At most 2^16 - 1 symbols: (order, half) pairs number 2^14 · 2^15, but a table
+            // holding more than 65,535 distinct values would need a wider symbol.
+            assert!(self.symbols.len() < NO_SYMBOL as usize, "too many values");
+            *slot = self.symbols.len() as u16;
+            self.symbols.push(key);
+        }
+        *slot
+    }
+
+    /// Appends the next `codes` ([`Value::code`], 0 for an entry that is not a legal position)
+    /// of `side` in index order. Sides are written in order, side 0 first; calls may cut a side
+    /// anywhere.
     pub fn write(&mut self, side: usize, codes: &[u32]) -> Result<(), TableError> {
         assert!(
             side == 1 || self.written[1] == 0,
             "sides are written in order"
         );
-        assert!(
-            self.written[side].is_multiple_of(BLOCK_ENTRIES as u64),
-            "only a side's last write may end inside a block"
-        );
+        assert!(side == 0 || self.written[0] == self.entries);
         assert!(self.written[side] + codes.len() as u64 <= self.entries);
-        let blocks: Vec<Vec<u8>> = codes
-            .par_chunks(BLOCK_ENTRIES as usize)
-            .map(|block| {
-                let mut raw = vec![0u8; block.len() * 4];
-                LE::write_u32_into(block, &mut raw);
-                zstd::bulk::compress(&raw, ZSTD_LEVEL).expect("zstd compression of a buffer")
-            })
-            .collect();
-        for block in blocks {
-            let mut e = [0u8; super::INDEX_ENTRY_LEN];
-            LE::write_u64(&mut e[0..], self.offset);
-            LE::write_u32(&mut e[8..], block.len() as u32);
-            LE::write_u32(&mut e[12..], crc32fast::hash(&block));
-            self.index.extend_from_slice(&e);
-            self.put(&block)?;
+        self.wdl.reserve(codes.len());
+        self.dtc.reserve(codes.len());
+        for &code in codes {
+            let (w, d) = match Value::from_code(code) {
+                None => self.fill,
+                Some(Value::Draw) => (WDL_DRAW, self.fill.1),
+                Some(Value::Decided { order, distance }) => {
+                    let w = if distance % 2 == 1 { WDL_WIN } else { WDL_LOSS };
+                    (w, self.symbol(order, distance))
+                }
+            };
+            if code != crate::value::CODE_NONE {
+                self.fill = (w, d);
+            }
+            self.wdl.push(w);
+            self.dtc.push(d);
         }
         self.written[side] += codes.len() as u64;
+        let be = BLOCK_ENTRIES as usize;
+        let side_done = self.written[side] == self.entries;
+        let ready = if side_done {
+            self.wdl.len()
+        } else {
+            self.wdl.len() / (be * BATCH_BLOCKS) * (be * BATCH_BLOCKS)
+        };
+        if ready > 0 {
+            self.compress(ready)?;
+        }
+        Ok(())
+    }
+
+    /// Compresses and stores the first `n` buffered entries (whole blocks, or a side's end).
+    fn compress(&mut self, n: usize) -> Result<(), TableError> {
+        let be = BLOCK_ENTRIES as usize;
+        let (wdl, dtc) = (&self.wdl[..n], &self.dtc[..n]);
+        let blocks: Vec<(Vec<u8>, Vec<u8>)> = self.pool.install(|| {
+            wdl.par_chunks(be)
+                .zip(dtc.par_chunks(be))
+                .map(|(w, d)| {
+                    let wz = zstd::bulk::compress(&pack_wdl(w), WDL_LEVEL)
+                        .expect("zstd compression of a buffer");
+                    let raw = pack_symbols(d);
+                    let dz = zstd::bulk::compress(&raw, DTC_LEVEL)
+                        .expect("zstd compression of a buffer");
+                    (wz, dz)
+                })
+                .collect()
+        });
+        for (wz, dz) in blocks {
+            self.dtc_index
+                .push((self.offset, dz.len() as u32, crc32fast::hash(&dz)));
+            self.put(&dz)?;
+            self.wdl_index
+                .push((0, wz.len() as u32, crc32fast::hash(&wz)));
+            self.wdl_blocks.push(wz);
+        }
+        self.wdl.drain(..n);
+        self.dtc.drain(..n);
         Ok(())
     }
 
@@ -95,7 +227,8 @@ impl TableWriter {
         Ok(())
     }
 
-    /// Writes the block index, header and trailer, syncs, and renames the file into place.
+    /// Writes the WDL blocks, value table, block index, header and trailer, syncs, and renames
+    /// the file into place.
     pub fn finish(
         mut self,
         rule_set: RuleSet,
@@ -106,9 +239,26 @@ impl TableWriter {
             self.written, [self.entries; 2],
             "every entry of both sides written"
         );
-        let index = std::mem::take(&mut self.index);
-        let index_offset = self.offset;
-        self.put(&index)?;
+        for (k, block) in std::mem::take(&mut self.wdl_blocks).into_iter().enumerate() {
+            self.wdl_index[k].0 = self.offset;
+            self.put(&block)?;
+        }
+        let mut tail = Vec::with_capacity(
+            self.symbols.len() * 4 + (self.wdl_index.len() + self.dtc_index.len()) * 16,
+        );
+        for s in &self.symbols {
+            tail.extend_from_slice(&s.order.to_le_bytes());
+            tail.extend_from_slice(&s.half.to_le_bytes());
+        }
+        let index_offset = self.offset + tail.len() as u64;
+        for &(offset, len, crc) in self.wdl_index.iter().chain(&self.dtc_index) {
+            let mut e = [0u8; INDEX_ENTRY_LEN];
+            LE::write_u64(&mut e[0..], offset);
+            LE::write_u32(&mut e[8..], len);
+            LE::write_u32(&mut e[12..], crc);
+            tail.extend_from_slice(&e);
+        }
+        self.put(&tail)?;
         let header = Header {
             material: self.material,
             rule_set,
@@ -118,9 +268,12 @@ impl TableWriter {
             max_order,
             sides,
             index_offset,
+            symbols: self.symbols.len() as u32,
             file_len: self.offset + 4,
-            index_crc: crc32fast::hash(&index),
+            index_crc: crc32fast::hash(&tail),
+            builder: super::BUILDER_ID.to_string(),
         };
+        debug_assert_eq!(header.index_offset + header.index_len(), self.offset);
         let head = header.to_bytes();
         let mut file_crc = crc32fast::Hasher::new();
         file_crc.update(&head);
@@ -135,9 +288,39 @@ impl TableWriter {
             f.sync_all()
         };
         finish(&mut self.out).map_err(io)?;
-        drop(self.out);
         crate::fsio::rename_synced(&self.tmp_path, &self.path)
             .map_err(TableError::io(&self.path))?;
-        Ok(self.path)
+        self.done = true;
+        Ok(self.path.clone())
     }
+}
+
+/// A WDL block's content: four entries a byte, two bits each, entry `k` in bits `2 (k % 4)` of
+/// byte `k / 4`; unused bits of the last byte zero.
+fn pack_wdl(w: &[u8]) -> Vec<u8> {
+    w.chunks(4)
+        .map(|q| q.iter().rev().fold(0u8, |b, &x| b << 2 | x))
+        .collect()
+}
+
+/// A distance block's content: a width byte (4, 8 or 16 bits a symbol, the least that holds the
+/// block's largest symbol), then the symbols: two a byte (low nibble first), one a byte, or
+/// little-endian `u16`.
+fn pack_symbols(d: &[u16]) -> Vec<u8> {
+    let max = d.iter().copied().max().unwrap_or(0);
+    let mut raw = Vec::with_capacity(1 + 2 * d.len());
+    if max < 16 {
+        raw.push(4);
+        raw.extend(
+            d.chunks(2)
+                .map(|p| (p[0] | p.get(1).map_or(0, |&h| h << 4)) as u8),
+        );
+    } else if max < 256 {
+        raw.push(8);
+        raw.extend(d.iter().map(|&s| s as u8));
+    } else {
+        raw.push(16);
+        raw.extend(d.iter().flat_map(|s| s.to_le_bytes()));
+    }
+    raw
 }

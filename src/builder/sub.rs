@@ -9,12 +9,12 @@ use crate::material::Material;
 use crate::piece::{Color, Piece, Role};
 use crate::position::Position;
 use crate::table::{table_path, TableFile};
-use crate::value::{Outcome, Value};
+use crate::value::Outcome;
 use rayon::prelude::*;
 use std::path::Path;
 
 enum Source {
-    /// 2 bits per entry, both sides: 0 none, 1 loss, 2 draw, 3 win.
+    /// 2 bits per entry, both sides: 1 loss, 2 draw, 3 win (0: never filled in, an error).
     Packed {
         bits: Vec<u64>,
         entries: u64,
@@ -124,13 +124,6 @@ impl Subtables {
         };
         let index = sub.indexer.encode(pos)?;
         let side = pos.turn().index();
-        let missing = || {
-            BuildError::Inconsistent(format!(
-                "supporting table {} has no value for {}",
-                sub.indexer.material(),
-                crate::fen::to_fen(pos)
-            ))
-        };
         match &sub.source {
             Source::Packed { bits, entries } => {
                 let e = side as u64 * entries + index;
@@ -138,10 +131,15 @@ impl Subtables {
                     1 => Ok(Outcome::Loss),
                     2 => Ok(Outcome::Draw),
                     3 => Ok(Outcome::Win),
-                    _ => Err(missing()),
+                    _ => Err(BuildError::Inconsistent(format!(
+                        "supporting table {} has no value for {}",
+                        sub.indexer.material(),
+                        crate::fen::to_fen(pos)
+                    ))),
                 }
             }
-            Source::File(f) => Ok(f.value(side, index)?.ok_or_else(missing)?.outcome()),
+            // `child` is legal (reached by a legal move): its entry holds its outcome.
+            Source::File(f) => Ok(f.outcome_legal(side, index)?),
         }
     }
 }
@@ -163,15 +161,11 @@ fn pack(file: &TableFile) -> Result<Source, BuildError> {
             .par_chunks_mut(words_per_block)
             .enumerate()
             .try_for_each(|(block, words)| -> Result<(), BuildError> {
-                let codes = file.read_block(side, block as u64)?;
-                for (k, &c) in codes.iter().enumerate() {
-                    let v = match Value::from_code(c).map(Value::outcome) {
-                        None => 0,
-                        Some(Outcome::Loss) => 1,
-                        Some(Outcome::Draw) => 2,
-                        Some(Outcome::Win) => 3,
-                    };
-                    words[k / 32] |= v << (2 * (k % 32));
+                // The WDL stream only. Entries that are not legal positions hold some outcome
+                // there; they are never probed (only legal children are).
+                let wdl = file.read_wdl_block(side, block as u64)?;
+                for (k, &w) in wdl.iter().enumerate() {
+                    words[k / 32] |= (w as u64 + 1) << (2 * (k % 32));
                 }
                 Ok(())
             })?;

@@ -1,0 +1,226 @@
+//! Distance to conversion at one order, as passes over the working state: Fang's Algorithm 8
+//! (Section 5.1) for one level, in the distance-to-conversion metric (Section 5.3), with
+//! children counting (Section 6, remark 3): each edge is visited at most once.
+//!
+//! Initialisation sets the seeds of order 0: positions without a legal move (loss at 0),
+//! captures into a position lost for the opponent (win at 1), positions whose every move is a
+//! capture into a position won by the opponent (loss at 0). Ply `p` then takes the frontier (the
+//! entries resolved at `p − 1`) and updates its predecessors: a lost child makes them won at
+//! `p`; a won child decrements their count of unresolved children, the last one making them
+//! lost at `p`. What is never resolved is a draw.
+
+use super::entry::{self, NEVER, UNCOUNTED};
+use super::graph::{Graph, Node};
+use super::pass::{self, Pass};
+use super::progress::Progress;
+use super::store::Chunk;
+use super::sub::Subtables;
+use super::work::{Select, Work, WINDOW};
+use super::BuildError;
+use crate::index::Decoder;
+use crate::piece::Color;
+use crate::position::Position;
+use crate::value::Outcome;
+use rayon::prelude::*;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Positions with at most this many pseudo-legal quiet moves get their children counted at
+/// initialisation, where their moves are in hand; others when a ply first needs the count.
+const COUNT_AT_ONCE: usize = 8;
+
+/// The initial entry of a legal position: a seed of order 0, or unresolved.
+/// `in_check`: whether the side to move is in check.
+fn initial(pos: &mut Position, in_check: bool, subs: &Subtables) -> Result<u32, BuildError> {
+    let mut captures = crate::position::MoveList::new();
+    let (quiet, counted) = pos.legal_captures(in_check, COUNT_AT_ONCE, &mut captures);
+    let mut drawn = false;
+    for &m in &captures {
+        let victim = pos.piece_at(m.to).expect("a capture takes a piece");
+        let undo = pos.play(m);
+        let outcome = subs.outcome(victim.code(), pos);
+        pos.undo(m, undo);
+        match outcome? {
+            Outcome::Loss => return Ok(entry::resolved(0, 1)),
+            Outcome::Draw => drawn = true,
+            Outcome::Win => {}
+        }
+    }
+    Ok(if drawn {
+        // A drawn capture is a child that never resolves: the count can never run out.
+        entry::unresolved(NEVER)
+    } else if quiet > 0 && counted {
+        // Few moves, counted now while they are in hand.
+        entry::unresolved(quiet as u8)
+    } else if quiet > 0 {
+        // Many moves: counted when a ply first decrements the entry (many never need their
+        // count; it is the same either way).
+        UNCOUNTED
+    } else {
+        // No move, or only captures into positions won by the opponent.
+        entry::resolved(0, 0)
+    })
+}
+
+/// What the frontiers hold after `ply` of `order`: the entries resolved at `ply` start the next
+/// ply; the entries at `ply + 1` (wins at 1 set by initialisation) join the one after.
+pub fn select(order: u16, ply: u32) -> Select {
+    let at = |d: u32| u16::try_from(d).map_or(u32::MAX - 1, |d| entry::resolved(order, d));
+    Select {
+        frontier: at(ply),
+        next: at(ply + 1),
+    }
+}
+
+/// The initialisation pass: both sides' entries of every chunk, each index decoded once.
+pub fn initialise(
+    work: &mut Work,
+    graph: &Graph,
+    subs: &Subtables,
+    progress: &dyn Progress,
+) -> Result<(), BuildError> {
+    let layout = work.layout;
+    progress.start(&format!("{} init", work.material), 2 * layout.entries());
+    for c in 0..layout.chunks() {
+        let (base, len) = (layout.base(c), layout.len(c));
+        let chunks = [Chunk::new(len), Chunk::new(len)];
+        chunks[0]
+            .entries
+            .par_chunks(WINDOW)
+            .zip(chunks[1].entries.par_chunks(WINDOW))
+            .enumerate()
+            .try_for_each(|(w, (red, black))| -> Result<(), BuildError> {
+                let first = base + (w * WINDOW) as u64;
+                let mut decoder = Decoder::new(graph.indexer());
+                for (k, (r, b)) in red.iter().zip(black).enumerate() {
+                    let Some(mut pos) = decoder.decode(first + k as u64, Color::Red) else {
+                        r.store(entry::ILLEGAL, Relaxed);
+                        b.store(entry::ILLEGAL, Relaxed);
+                        continue;
+                    };
+                    // Each side's check decides one side's legality and the other's moves.
+                    let checked = [pos.in_check(Color::Red), pos.in_check(Color::Black)];
+                    for (side, e) in [(Color::Red, r), (Color::Black, b)] {
+                        pos.set_turn(side);
+                        let v = if checked[(!side).index()] {
+                            entry::ILLEGAL
+                        } else {
+                            initial(&mut pos, checked[side.index()], subs)?
+                        };
+                        e.store(v, Relaxed);
+                    }
+                }
+                progress.advance(2 * red.len() as u64);
+                Ok(())
+            })?;
+        let [red, black] = chunks;
+        let seeds = select(0, 0);
+        work.put_chunk(Color::Red, c, red, &seeds)?;
+        work.put_chunk(Color::Black, c, black, &seeds)?;
+    }
+    progress.finish();
+    Ok(())
+}
+
+/// One ply from one side: the frontier's predecessors on the other side.
+struct Ply<'a> {
+    graph: &'a Graph,
+    /// The frontier's entries are lost for their side to move (even distance).
+    child_lost: bool,
+    /// The entry a resolved predecessor gets.
+    to: u32,
+    /// The predecessors' side to move.
+    dst: Color,
+}
+
+impl Pass for Ply<'_> {
+    type Scratch<'p>
+        = Decoder<'p>
+    where
+        Self: 'p;
+
+    fn scratch(&self) -> Decoder<'_> {
+        Decoder::new(self.graph.indexer())
+    }
+
+    #[inline]
+    fn updates(
+        &self,
+        node: Node,
+        decoder: &mut Decoder<'_>,
+        emit: &mut impl FnMut(u64),
+    ) -> Result<(), BuildError> {
+        let pos = decoder.decode(node.index, node.side).ok_or_else(|| {
+            BuildError::Inconsistent(format!(
+                "frontier entry {} of side {:?} does not decode",
+                node.index, node.side
+            ))
+        })?;
+        self.graph
+            .predecessors(&pos, node.index, |p| emit(p.index))
+            .map_err(Into::into)
+    }
+
+    #[inline]
+    fn apply(
+        &self,
+        e: &std::sync::atomic::AtomicU32,
+        index: u64,
+        decoder: &mut Decoder<'_>,
+    ) -> bool {
+        if self.child_lost {
+            return entry::resolve(e, self.to);
+        }
+        entry::decrement(e, self.to, || {
+            // Only unresolved entries are counted, and they are legal positions.
+            let pos = decoder.decode(index, self.dst);
+            pos.map_or(1, |mut p| Graph::quiet_moves(&mut p))
+        })
+    }
+}
+
+/// Propagates `order` from the ply after `ply` until no frontier is left; `after_ply` runs
+/// after each ply (checkpoints). Returns the last ply.
+pub fn propagate(
+    work: &mut Work,
+    graph: &Graph,
+    order: u16,
+    mut ply: u32,
+    progress: &dyn Progress,
+    mut after_ply: impl FnMut(&mut Work, u32) -> Result<(), BuildError>,
+) -> Result<u32, BuildError> {
+    loop {
+        ply += 1;
+        let distance = u16::try_from(ply).map_err(|_| BuildError::Overflow {
+            material: work.material,
+            ply,
+            max: entry::MAX_DISTANCE,
+        })?;
+        for src in Color::ALL {
+            let total = work.frontier_in_all(src);
+            if total == 0 {
+                continue;
+            }
+            progress.start(
+                &format!(
+                    "{} ply {ply} {}",
+                    work.material,
+                    ["w→b", "b→w"][src.index()]
+                ),
+                total,
+            );
+            let step = Ply {
+                graph,
+                child_lost: (ply - 1).is_multiple_of(2),
+                to: entry::resolved(order, distance),
+                dst: !src,
+            };
+            pass::run(work, src, &step, progress)?;
+            progress.finish();
+        }
+        let next = work.advance();
+        after_ply(work, ply)?;
+        if next == 0 {
+            return Ok(ply);
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! The working entry (32 bits, `formats/build.md` §3) and the bitmaps that filter updates.
+//!
+//! A resolved entry holds its value; an unresolved one its children count and the mark bits of
+//! the rule passes. Only unresolved entries change, so one word serves both (as the design card
+//! has it: bit-packed status and children counts, one memory access per update):
+//!
+//! | bits | resolved (bit 31 = 0) | unresolved (bit 31 = 1, bit 30 = 0) |
+//! |---|---|---|
+//! | 0–15 | distance | children count: 0 not counted yet, 255 never reaches zero |
+//! | 16–29 | order | 8–15: marks; 16–29: 0 |
+//!
+//! and `0xFFFF_FFFF` is an entry that is not a legal position. A resolved word equals its table
+//! code minus 2 (`Value::code`).
+
+use crate::value::{Value, MAX_ORDER};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+
+/// Not a legal position.
+pub const ILLEGAL: u32 = u32::MAX;
+/// An unresolved entry whose children have not been counted yet.
+pub const UNCOUNTED: u32 = 1 << 31;
+/// Children count of an entry that can never run out of unresolved children (it has a drawn
+/// capture): decrements leave it alone.
+pub const NEVER: u8 = 255;
+/// Largest distance an entry holds.
+pub const MAX_DISTANCE: u16 = u16::MAX;
+
+/// The entry of a resolved value.
+#[inline]
+pub const fn resolved(order: u16, distance: u16) -> u32 {
+    (order as u32) << 16 | distance as u32
+}
+
+/// An unresolved entry with children count `count`.
+#[inline]
+pub const fn unresolved(count: u8) -> u32 {
+    UNCOUNTED | count as u32
+}
+
+#[inline]
+pub const fn is_unresolved(e: u32) -> bool {
+    e >> 30 == 2
+}
+
+/// The value an entry holds: `None` for an illegal entry, a draw for one still unresolved.
+#[inline]
+pub fn value(e: u32) -> Option<Value> {
+    match e {
+        ILLEGAL => None,
+        e if is_unresolved(e) => Some(Value::Draw),
+        e => Some(Value::Decided {
+            order: (e >> 16) as u16,
+            distance: e as u16,
+        }),
+    }
+}
+
+/// The entry of `(order, distance)`, which must fit.
+#[inline]
+pub fn of_value(order: u16, distance: u16) -> u32 {
+    debug_assert!(order <= MAX_ORDER);
+    resolved(order, distance)
+}
+
+/// Resolves `e` to `to` if it is still unresolved; true if this call resolved it.
+#[inline]
+pub fn resolve(e: &AtomicU32, to: u32) -> bool {
+    let mut cur = e.load(Relaxed);
+    while is_unresolved(cur) {
+        match e.compare_exchange_weak(cur, to, Relaxed, Relaxed) {
+            Ok(_) => return true,
+            Err(now) => cur = now,
+        }
+    }
+    false
+}
+
+/// One of `e`'s children turned out won for the opponent: decrements its count (counting its
+/// children with `count` first if that has not been done), resolving it to `to` when no
+/// unresolved child is left. True if this call resolved it.
+#[inline]
+pub fn decrement(e: &AtomicU32, to: u32, count: impl FnOnce() -> u8) -> bool {
+    let mut cur = e.load(Relaxed);
+    let mut count = Some(count);
+    let mut counted = 0u8;
+    loop {
+        if !is_unresolved(cur) {
+            return false;
+        }
+        let mut c = cur as u8;
+        if c == NEVER {
+            return false;
+        }
+        if c == 0 {
+            if let Some(f) = count.take() {
+                counted = f();
+            }
+            c = counted;
+            debug_assert!(c > 0, "an unresolved entry has a child");
+        }
+        let next = if c <= 1 {
+            to
+        } else {
+            (cur & !0xFF) | (c - 1) as u32
+        };
+        match e.compare_exchange_weak(cur, next, Relaxed, Relaxed) {
+            Ok(_) => return c <= 1,
+            Err(now) => cur = now,
+        }
+    }
+}
+
+/// One bit per entry of one side, shared between threads.
+pub struct Bitmap {
+    words: Vec<AtomicU64>,
+}
+
+impl Bitmap {
+    pub fn new(bits: u64) -> Bitmap {
+        Bitmap {
+            words: (0..bits.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
+        }
+    }
+
+    /// Bytes a bitmap of `bits` bits takes.
+    pub fn bytes(bits: u64) -> u64 {
+        bits.div_ceil(64) * 8
+    }
+
+    #[inline]
+    pub fn get(&self, i: u64) -> bool {
+        self.words[(i / 64) as usize].load(Relaxed) >> (i % 64) & 1 != 0
+    }
+
+    #[inline]
+    pub fn set(&self, i: u64) {
+        self.words[(i / 64) as usize].fetch_or(1 << (i % 64), Relaxed);
+    }
+
+    #[inline]
+    pub fn clear(&self, i: u64) {
+        self.words[(i / 64) as usize].fetch_and(!(1 << (i % 64)), Relaxed);
+    }
+
+    /// The word holding bits `64 w … 64 w + 63`.
+    #[inline]
+    pub fn word(&self, w: usize) -> u64 {
+        self.words[w].load(Relaxed)
+    }
+
+    /// Sets or clears bits `64 w …` to `bits`, a whole word (one writer per word).
+    #[inline]
+    pub fn store_word(&self, w: usize, bits: u64) {
+        self.words[w].store(bits, Relaxed);
+    }
+
+    /// Set bits among indices `start … start + len` (`start` a multiple of 64).
+    pub fn count(&self, start: u64, len: usize) -> u64 {
+        let first = (start / 64) as usize;
+        let mut n = 0u64;
+        let full = len / 64;
+        for w in 0..full {
+            n += self.word(first + w).count_ones() as u64;
+        }
+        if !len.is_multiple_of(64) {
+            n += (self.word(first + full) & ((1u64 << (len % 64)) - 1)).count_ones() as u64;
+        }
+        n
+    }
+
+    pub fn clear_all(&self) {
+        for w in &self.words {
+            w.store(0, Relaxed);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_round_trip_through_entries() {
+        for (order, distance) in [(0, 0), (0, 1), (127, 1023), (MAX_ORDER, u16::MAX)] {
+            let e = of_value(order, distance);
+            assert!(!is_unresolved(e) && e != ILLEGAL);
+            assert_eq!(value(e), Some(Value::Decided { order, distance }));
+            // The resolved word is the table code minus 2.
+            assert_eq!(Value::Decided { order, distance }.code(), e + 2);
+        }
+        assert_eq!(value(ILLEGAL), None);
+        assert!(!is_unresolved(ILLEGAL));
+        for c in [0, 1, 17, NEVER] {
+            assert!(is_unresolved(unresolved(c)));
+            assert_eq!(value(unresolved(c)), Some(Value::Draw));
+        }
+    }
+
+    #[test]
+    fn decrement_counts_lazily_and_resolves_at_zero() {
+        let e = AtomicU32::new(UNCOUNTED);
+        let to = of_value(0, 4);
+        assert!(!decrement(&e, to, || 3));
+        assert_eq!(e.load(Relaxed), unresolved(2));
+        assert!(!decrement(&e, to, || panic!("counted once")));
+        assert!(decrement(&e, to, || panic!("counted once")));
+        assert_eq!(e.load(Relaxed), to);
+        assert!(!decrement(&e, of_value(0, 6), || 1), "resolved stays");
+        assert_eq!(e.load(Relaxed), to);
+        let never = AtomicU32::new(unresolved(NEVER));
+        assert!(!decrement(&never, to, || 1));
+        assert_eq!(never.load(Relaxed), unresolved(NEVER));
+        let illegal = AtomicU32::new(ILLEGAL);
+        assert!(!decrement(&illegal, to, || 1) && !resolve(&illegal, to));
+        assert_eq!(illegal.load(Relaxed), ILLEGAL);
+    }
+
+    #[test]
+    fn resolve_only_once() {
+        let e = AtomicU32::new(unresolved(5));
+        assert!(resolve(&e, of_value(0, 3)));
+        assert!(!resolve(&e, of_value(0, 5)));
+        assert_eq!(value(e.load(Relaxed)).unwrap().distance(), Some(3));
+    }
+
+    #[test]
+    fn bitmap_counts_ranges() {
+        let b = Bitmap::new(200);
+        for i in [0, 63, 64, 130, 199] {
+            b.set(i);
+        }
+        assert!(b.get(63) && !b.get(62));
+        assert_eq!(b.count(0, 200), 5);
+        assert_eq!(b.count(64, 67), 2);
+        assert_eq!(b.count(128, 2), 0);
+        b.clear(64);
+        assert_eq!(b.count(0, 128), 2);
+    }
+}

@@ -1,0 +1,122 @@
+//! The game graph of one material as retrograde passes see it: vertices are index entries
+//! `(side to move, index)`, edges the quiet moves between them (captures leave the table and are
+//! looked up in the supporting tables). Shared by every pass that walks moves forwards (children
+//! counting) or backwards (predecessors).
+//!
+//! The index folds a position with its mirror image unless both sides' defenders stand
+//! symmetrically (then each has an entry of its own). The rules below make every entry's count
+//! of quiet moves equal the number of updates its children send it.
+
+use crate::index::{IndexError, Indexer};
+use crate::piece::{Color, Role};
+use crate::position::Position;
+
+/// An entry of the game graph: a side to move and an index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Node {
+    pub side: Color,
+    pub index: u64,
+}
+
+/// The game graph of one material.
+pub struct Graph {
+    indexer: Indexer,
+}
+
+impl Graph {
+    pub fn new(indexer: Indexer) -> Graph {
+        Graph { indexer }
+    }
+
+    pub fn indexer(&self) -> &Indexer {
+        &self.indexer
+    }
+
+    /// The position an entry stands for, if it is a legal one (no two pieces on one point, the
+    /// side not to move not in check).
+    #[inline]
+    pub fn position(&self, node: Node) -> Option<Position> {
+        self.indexer
+            .decode(node.index, node.side)
+            .filter(|p| !p.opponent_in_check())
+    }
+
+    /// The children an entry's children count starts from: its legal quiet moves (each reaches
+    /// a child entry whose predecessors include this entry once per such move).
+    #[inline]
+    pub fn quiet_moves(pos: &mut Position) -> u8 {
+        pos.count_legal_quiet() as u8
+    }
+
+    /// Calls `emit` with every predecessor of `child` (the position of entry `index`), once per
+    /// quiet move from that entry's position into `child`'s entry: exactly the updates its
+    /// children count expects. Predecessors that are not legal positions are included (their
+    /// entries are illegal, so updates to them do nothing): the legality test costs more than
+    /// the updates it saves.
+    ///
+    /// If `child`'s entry is unfolded, it stands for `child` alone, and a predecessor counts only
+    /// as the position its entry decodes to (its mirror image moves into the mirror entry, which
+    /// resolves at the same ply). If `child`'s entry is folded, it stands for `child` and its
+    /// mirror image, so a predecessor with an unfolded entry (a defender's retro move made it
+    /// symmetric) has a mirror image with an entry of its own that moves into `child`'s entry
+    /// too.
+    #[inline]
+    pub fn predecessors(
+        &self,
+        child: &Position,
+        index: u64,
+        mut emit: impl FnMut(Node),
+    ) -> Result<(), IndexError> {
+        let side = !child.turn();
+        let mut emit = |index| emit(Node { side, index });
+        let mut moves = crate::position::MoveList::new();
+        child.retro_pseudo_moves(&mut moves);
+        let child_unfolded = child.defenders_symmetric();
+        let mut copy = None;
+        let mut split = None;
+        for &m in &moves {
+            let code = child.piece_at(m.to).map_or(0, |p| p.code());
+            // An attacker's retro move keeps the defenders, hence the pair and the (absent)
+            // mirroring of `child`'s own entry: only that piece's group rank changes.
+            if let Some(parent) = self.indexer.moved(index, code, m.to, m.from) {
+                emit(parent);
+                continue;
+            }
+            // A defender's retro move that keeps the orientation and leaves the parent's entry
+            // folded changes only the pair (the parent's mirror image, if symmetric, would need
+            // an entry of its own: the shortcut declines those).
+            let defender = matches!(
+                Role::from_u8(code & 7),
+                Some(Role::King | Role::Advisor | Role::Elephant)
+            );
+            if defender {
+                let at = split.get_or_insert_with(|| self.indexer.split(index));
+                let parent = at
+                    .as_ref()
+                    .and_then(|at| self.indexer.moved_defender(at, side, m.to, m.from));
+                if let Some(parent) = parent {
+                    emit(parent);
+                    continue;
+                }
+            }
+            let q = copy.get_or_insert_with(|| child.clone());
+            q.unplay(m);
+            let (parent, mirrored) = self.indexer.encode_mirrored(q)?;
+            if child_unfolded {
+                if !mirrored {
+                    emit(parent);
+                }
+            } else {
+                emit(parent);
+                let role = q.piece_at(m.from).map(|p| p.role());
+                if matches!(role, Some(Role::King | Role::Advisor | Role::Elephant))
+                    && q.defenders_symmetric()
+                {
+                    emit(self.indexer.encode(&q.mirror())?);
+                }
+            }
+            q.play(m);
+        }
+        Ok(())
+    }
+}

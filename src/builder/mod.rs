@@ -1,0 +1,264 @@
+//! The out-of-core retrograde builder (design: `formats/build.md`).
+//!
+//! Algorithm: retrograde analysis with distances (Fang, Algorithm 8, Section 5.1) in the
+//! distance-to-conversion metric (Section 5.3), with children counting (Section 6, remark 3),
+//! run as passes over a chunked working state:
+//!
+//! - [`plan`]: the memory plan, a pure function of the budget, the sizes and the threads;
+//! - [`layout`]: chunks of `2^k` consecutive indices;
+//! - [`entry`]: the 32-bit working entry (value, or children count and marks) and bitmaps;
+//! - [`graph`]: the game graph (entries, quiet moves, predecessors, the mirror-fold rules);
+//! - [`pass`]: the pass framework (scan a frontier → route updates → apply; resident or
+//!   streaming sink);
+//! - [`dtc`]: initialisation and the plies of one order, as passes;
+//! - [`write`]: the final table file;
+//! - [`store`], [`work`]: chunk files, manifest, checkpoints and resume;
+//! - [`sub`]: the supporting tables captures lead to.
+//!
+//! When the working state fits the budget the chunks stay resident and updates land directly
+//! (atomics); otherwise the build streams: the frontier bitmaps stay in RAM, updates are
+//! gathered in a bounded buffer that spills to per-chunk logs, and each destination chunk is
+//! read once per pass, updated and written as a new generation. Either way the result is the
+//! same bytes.
+
+pub mod dtc;
+pub mod entry;
+pub mod graph;
+pub mod layout;
+pub mod pass;
+pub mod plan;
+pub mod progress;
+mod run;
+pub mod store;
+mod sub;
+pub mod work;
+pub mod write;
+
+pub use progress::{Progress, Silent};
+
+use crate::index::IndexError;
+use crate::material::Material;
+use crate::table::{table_path, Header, TableError, TableFile, BUILDER_ID};
+use std::path::PathBuf;
+use std::time::Duration;
+use thiserror::Error;
+
+/// Why a build stopped.
+#[derive(Debug, Error)]
+pub enum BuildError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Table(#[from] TableError),
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error("table {material}: distance overflow at ply {ply} (the working state holds distances up to {max})")]
+    Overflow {
+        material: Material,
+        ply: u32,
+        max: u16,
+    },
+    #[error("memory budget {budget} bytes is below the minimum of 64 MiB")]
+    BudgetBelowMinimum { budget: u64 },
+    #[error("memory budget of {} MiB is too small for table {material}: it needs at least {} MiB", budget >> 20, needed.div_ceil(1 << 20))]
+    BudgetTooSmall {
+        budget: u64,
+        needed: u64,
+        material: Material,
+    },
+    #[error("{0} exists and is not an xqtb working directory: refusing to use or delete it (choose another --tmp)")]
+    ForeignDir(PathBuf),
+    #[error("{source} (its checkpoint is kept in {}: run the same command to resume, or delete it)", dir.display())]
+    Kept {
+        source: Box<BuildError>,
+        dir: PathBuf,
+    },
+    #[error(transparent)]
+    Lock(#[from] crate::lock::LockError),
+    #[error(transparent)]
+    Space(#[from] crate::diskspace::SpaceError),
+    #[error("damaged checkpoint: {0}")]
+    Checkpoint(String),
+    #[error("internal inconsistency: {0}")]
+    Inconsistent(String),
+}
+
+/// How to build.
+#[derive(Clone, Debug)]
+pub struct BuildOptions {
+    /// Where final tables live (supporting tables are read from here too).
+    pub dir: PathBuf,
+    /// Where working files live (a subdirectory per table, removed after success).
+    pub tmp: PathBuf,
+    /// Memory budget in bytes: the builder's own data (working state, supporting tables,
+    /// buffers) is planned to stay inside it; the program itself takes a few MiB more.
+    pub memory: u64,
+    /// Entries per working chunk (rounded down to a power of two); fixed when a table's build
+    /// starts.
+    pub chunk_len: u64,
+    /// A checkpoint is taken at a pass boundary once this long has passed since the last one.
+    pub checkpoint_interval: Duration,
+    /// Stream through chunk files even if the table would fit the budget (for tests).
+    pub force_streaming: bool,
+    /// Wait for another build holding `dir` instead of failing at once.
+    pub wait: bool,
+}
+
+/// Default entries per working chunk: 1 Mi entries, 4 MiB of working state.
+pub const DEFAULT_CHUNK_LEN: u64 = 1 << 20;
+/// The smallest budget accepted.
+pub const MIN_BUDGET: u64 = 64 << 20;
+
+/// What a build did for one table.
+#[derive(Clone, Debug)]
+pub struct TableReport {
+    pub material: Material,
+    /// Index entries per side.
+    pub entries: u64,
+    /// Legal positions, both sides to move.
+    pub positions: u64,
+    /// None if the table was already present.
+    pub seconds: Option<f64>,
+    /// Whether the working state was resident (false: streamed through chunk files).
+    pub resident: bool,
+    pub plies: u32,
+}
+
+impl TableReport {
+    fn present(material: Material, h: &Header) -> TableReport {
+        TableReport {
+            material,
+            entries: h.entries,
+            positions: h.sides[0].legal + h.sides[1].legal,
+            seconds: None,
+            resident: false,
+            plies: 0,
+        }
+    }
+}
+
+/// The header of `material`'s table if it is present, intact and of that material; a note on
+/// why not otherwise (`None` if there is no file).
+fn present(opts: &BuildOptions, material: Material) -> Result<Header, Option<String>> {
+    let path = table_path(&opts.dir, material);
+    if !path.exists() {
+        return Err(None);
+    }
+    match TableFile::open(&path, 1 << 20).and_then(|f| f.verify_checksums().map(|()| f)) {
+        Ok(f) if f.header().material == material && f.header().builder == BUILDER_ID => {
+            Ok(f.header().clone())
+        }
+        Ok(f) if f.header().material == material => Err(Some(format!(
+            "{} was written by {:?}, not by this builder ({BUILDER_ID}): rebuilding",
+            path.display(),
+            f.header().builder
+        ))),
+        Ok(f) => Err(Some(format!(
+            "{} holds {}, not {material}: rebuilding",
+            path.display(),
+            f.header().material
+        ))),
+        Err(e) => Err(Some(format!("{e}: rebuilding table {material}"))),
+    }
+}
+
+/// Builds `material`'s table and, first, every table it needs, skipping tables already present
+/// and intact. When every table is present (and no working files are left over) nothing is
+/// written; otherwise `dir` is locked for the whole build (`formats/build.md` §11).
+pub fn build(
+    material: Material,
+    opts: &BuildOptions,
+    progress: &dyn Progress,
+) -> Result<Vec<TableReport>, BuildError> {
+    if opts.memory < MIN_BUDGET {
+        return Err(BuildError::BudgetBelowMinimum {
+            budget: opts.memory,
+        });
+    }
+    let tables = material.supporting();
+    // Nothing to do (and nothing to write) if every table is present and no working files of
+    // theirs are left over.
+    let mut settled = Vec::new();
+    for &m in &tables {
+        match present(opts, m) {
+            Ok(h) if !store::StoreDir::is_store(&run::store_path(&opts.tmp, m)) => {
+                settled.push(TableReport::present(m, &h))
+            }
+            _ => break,
+        }
+    }
+    if settled.len() == tables.len() {
+        return Ok(settled);
+    }
+    for d in [&opts.dir, &opts.tmp] {
+        std::fs::create_dir_all(d).map_err(|source| BuildError::Io {
+            path: d.clone(),
+            source,
+        })?;
+    }
+    let _lock = if opts.wait {
+        crate::lock::DirLock::acquire_wait(&opts.dir, |holder| {
+            progress.note(&format!("waiting for {} ({holder})", opts.dir.display()))
+        })?
+    } else {
+        crate::lock::DirLock::try_acquire(&opts.dir)?
+    };
+    let mut reports = Vec::new();
+    for m in tables {
+        match present(opts, m) {
+            Ok(h) => {
+                // A kill after the table's rename but before its working files went leaves
+                // them behind; nothing needs them now.
+                let work = run::store_path(&opts.tmp, m);
+                if store::StoreDir::is_store(&work) {
+                    store::StoreDir::open(work)?.remove()?;
+                }
+                reports.push(TableReport::present(m, &h));
+                continue;
+            }
+            Err(Some(note)) => progress.note(&note),
+            Err(None) => {}
+        }
+        check_space(opts, m)?;
+        match run::build_table(m, opts, progress) {
+            Ok(r) => reports.push(r),
+            Err(e) => return Err(clean_up_after(e, opts, m)),
+        }
+    }
+    Ok(reports)
+}
+
+/// Fails unless `--tmp` and `--dir` have room for `material`'s build (`formats/build.md` §10).
+fn check_space(opts: &BuildOptions, material: Material) -> Result<(), BuildError> {
+    let n = crate::index::Indexer::new(material)?.size();
+    crate::diskspace::check_space(
+        &opts.tmp,
+        24 * n,
+        &format!("the working files of table {material}"),
+    )?;
+    crate::diskspace::check_space(&opts.dir, n, &format!("table {material}"))?;
+    Ok(())
+}
+
+/// After a failed build of `material`: a checkpoint it can resume from is kept (and the error
+/// says so); otherwise its working files go, and `--tmp` too if that leaves it empty.
+fn clean_up_after(e: BuildError, opts: &BuildOptions, material: Material) -> BuildError {
+    let path = run::store_path(&opts.tmp, material);
+    if store::StoreDir::is_store(&path) {
+        if let Ok(store) = store::StoreDir::open(path.clone()) {
+            if matches!(store.read_manifest(), Ok(Some(_))) {
+                return BuildError::Kept {
+                    source: Box::new(e),
+                    dir: path,
+                };
+            }
+            let _ = store.remove();
+        }
+    }
+    let _ = std::fs::remove_dir(&opts.tmp);
+    e
+}

@@ -1,0 +1,413 @@
+//! The pass framework: every propagation step of every algorithm is a pass that scans the
+//! frontier of one side, routes the updates each frontier entry sends to entries of the other
+//! side, and applies them. One loop serves both modes; only the sink differs.
+//!
+//! The frontier is scanned in rounds. Workers gather their updates in buffers of their own and
+//! hand them to a shared staging buffer of fixed size; at the end of a round the staged updates
+//! are partitioned by destination bucket (a counting sort) and then
+//!
+//! - resident: applied bucket by bucket in parallel, each bucket's entries a few hundred KiB, so
+//!   the updates hit the cache instead of random RAM (the atomics on random entries were the
+//!   hottest instructions of the first engine);
+//! - streaming: appended to the destination chunks' update logs; after the last round each chunk
+//!   with a log is read once, updated and written as a new generation.
+//!
+//! A round takes as many frontier windows as its staging buffer should hold, judged by the
+//! updates per frontier entry of the previous rounds; a worker that finds the buffer full applies
+//! (resident) or logs (streaming) its own updates at once, so no estimate can overflow memory.
+//! Every update first checks the unresolved filter (most updates of a win pass reach entries
+//! already resolved), and an entry a pass resolves joins the next frontier. Updates commute, so
+//! the result does not depend on the order, the rounds or the thread count.
+
+use super::entry::Bitmap;
+use super::graph::Node;
+use super::plan::THREAD_RECORDS;
+use super::progress::Progress;
+use super::work::{Entries, Work, WINDOW};
+use super::BuildError;
+use crate::piece::Color;
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::Mutex;
+
+/// Records read back from an update log at a time.
+const LOG_BATCH: usize = 1 << 18;
+/// Resident buckets hold `2^16` entries (256 KiB of working entries).
+const PAGE_SHIFT: u32 = 16;
+
+/// One kind of pass: what a frontier entry sends, and what an update does.
+pub trait Pass: Sync {
+    /// A worker's state, kept across the entries of one window or bucket (e.g. a decoder that
+    /// remembers the last defenders' board).
+    type Scratch<'p>
+    where
+        Self: 'p;
+
+    fn scratch(&self) -> Self::Scratch<'_>;
+
+    /// Calls `emit` with the index (on the other side) of every update `node` sends.
+    fn updates(
+        &self,
+        node: Node,
+        scratch: &mut Self::Scratch<'_>,
+        emit: &mut impl FnMut(u64),
+    ) -> Result<(), BuildError>;
+
+    /// Applies one update to entry `e` (index `index`); true if that resolved it.
+    fn apply(&self, e: &AtomicU32, index: u64, scratch: &mut Self::Scratch<'_>) -> bool;
+}
+
+/// The update buffers of a build, allocated once by the planning thread (memory freed by worker
+/// threads would stay in their allocator arenas).
+pub struct Buffers {
+    /// Staged updates (destination indices) of the round under way.
+    staging: Mutex<Vec<u64>>,
+    /// The staged updates partitioned by bucket, as indices within their bucket.
+    sorted: Vec<u32>,
+    /// Workers' own buffers.
+    pool: Mutex<Vec<Vec<u64>>>,
+    /// Serialises the streaming workers' direct writes to the logs.
+    spill: Mutex<()>,
+}
+
+impl Buffers {
+    /// Bytes per staged update.
+    pub const RECORD_BYTES: u64 = 12;
+
+    /// Buffers staging `records` updates, for `threads` workers.
+    pub fn new(records: usize, threads: usize) -> Buffers {
+        Buffers {
+            staging: Mutex::new(Vec::with_capacity(records)),
+            sorted: vec![0; records],
+            pool: Mutex::new(
+                (0..threads)
+                    .map(|_| Vec::with_capacity(THREAD_RECORDS))
+                    .collect(),
+            ),
+            spill: Mutex::new(()),
+        }
+    }
+}
+
+/// Where applied updates leave their marks.
+struct Marks<'a> {
+    unresolved: Option<&'a Bitmap>,
+    next: &'a Bitmap,
+}
+
+impl Marks<'_> {
+    /// Could an update to `index` change anything?
+    #[inline]
+    fn open(&self, index: u64) -> bool {
+        self.unresolved.is_none_or(|u| u.get(index))
+    }
+
+    /// Applies one update; 1 if it resolved the entry.
+    #[inline]
+    fn apply<P: Pass>(
+        &self,
+        pass: &P,
+        e: &AtomicU32,
+        index: u64,
+        scratch: &mut P::Scratch<'_>,
+    ) -> u64 {
+        if !pass.apply(e, index, scratch) {
+            return 0;
+        }
+        if let Some(u) = self.unresolved {
+            u.clear(index);
+        }
+        self.next.set(index);
+        1
+    }
+}
+
+/// Runs `pass` from the frontier of `src` into `!src`; returns how many entries it resolved.
+pub fn run(
+    work: &mut Work,
+    src: Color,
+    pass: &impl Pass,
+    progress: &dyn Progress,
+) -> Result<u64, BuildError> {
+    let dst = !src;
+    let layout = work.layout;
+    // Frontier entries per window; empty windows are skipped.
+    let per_window = WINDOW / 64;
+    let frontier = &work.frontier[src];
+    let windows: Vec<(usize, u64)> = (0..layout.entries().div_ceil(WINDOW as u64) as usize)
+        .into_par_iter()
+        .filter_map(|w| {
+            let start = (w * WINDOW) as u64;
+            let len = (layout.entries() - start).min(WINDOW as u64) as usize;
+            let n = frontier.count(start, len);
+            (n > 0).then_some((w, n))
+        })
+        .collect();
+    let capacity = work.buffers.sorted.len() as f64;
+    let mut fanout = 16.0;
+    let mut resolved = 0;
+    let mut next = 0;
+    while next < windows.len() {
+        let start = next;
+        let mut estimate = 0.0;
+        while next < windows.len()
+            && (next == start || estimate + windows[next].1 as f64 * fanout <= 0.8 * capacity)
+        {
+            estimate += windows[next].1 as f64 * fanout;
+            next += 1;
+        }
+        let round = &windows[start..next];
+        let (emitted, direct) = scan(work, src, round, per_window, pass)?;
+        let entries: u64 = round.iter().map(|w| w.1).sum();
+        fanout = fanout.max(emitted as f64 / entries as f64);
+        resolved += direct + commit(work, dst, pass)?;
+        progress.advance(entries);
+    }
+    if !work.resident() {
+        resolved += apply_logs(work, dst, pass)?;
+    }
+    Ok(resolved)
+}
+
+/// Scans the frontier windows of one round; returns the updates emitted and the entries
+/// resolved by updates applied at once (when the staging buffer was full).
+fn scan(
+    work: &Work,
+    src: Color,
+    windows: &[(usize, u64)],
+    per_window: usize,
+    pass: &impl Pass,
+) -> Result<(u64, u64), BuildError> {
+    let dst = !src;
+    let marks = Marks {
+        unresolved: work.unresolved[dst].as_ref(),
+        next: &work.next[dst],
+    };
+    let frontier = &work.frontier[src];
+    let words = work.layout.entries().div_ceil(64) as usize;
+    let b = &work.buffers;
+    let emitted = AtomicU64::new(0);
+    let direct = AtomicU64::new(0);
+    // Hands a worker's updates to the staging buffer, or applies or logs them itself.
+    let hand_over = |local: &mut Vec<u64>| -> Result<(), BuildError> {
+        emitted.fetch_add(local.len() as u64, Relaxed);
+        {
+            let mut staging = b.staging.lock().unwrap();
+            if staging.len() + local.len() <= staging.capacity() {
+                staging.extend_from_slice(local);
+                local.clear();
+                return Ok(());
+            }
+        }
+        match &work.entries {
+            Entries::Resident(res) => {
+                let mut scratch = pass.scratch();
+                let n: u64 = local
+                    .iter()
+                    .map(|&d| {
+                        let e = &res[dst][work.layout.chunk(d)].entries[work.layout.local(d)];
+                        marks.apply(pass, e, d, &mut scratch)
+                    })
+                    .sum();
+                direct.fetch_add(n, Relaxed);
+            }
+            Entries::Streaming => {
+                let _one_writer = b.spill.lock().unwrap();
+                local.sort_unstable();
+                for (c, run) in runs(local, |d| work.layout.chunk(d)) {
+                    let locals: Vec<u32> =
+                        run.iter().map(|&d| work.layout.local(d) as u32).collect();
+                    work.store.append_log(dst, c, &locals)?;
+                }
+            }
+        }
+        local.clear();
+        Ok(())
+    };
+    windows
+        .par_iter()
+        .try_for_each(|&(w, _)| -> Result<(), BuildError> {
+            let mut local = b.pool.lock().unwrap().pop().unwrap_or_default();
+            let mut scratch = pass.scratch();
+            let mut failed = None;
+            for i in w * per_window..((w + 1) * per_window).min(words) {
+                let mut bits = frontier.word(i);
+                while bits != 0 {
+                    let index = i as u64 * 64 + bits.trailing_zeros() as u64;
+                    bits &= bits - 1;
+                    pass.updates(Node { side: src, index }, &mut scratch, &mut |d| {
+                        if marks.open(d) {
+                            local.push(d);
+                            if local.len() >= THREAD_RECORDS && failed.is_none() {
+                                failed = hand_over(&mut local).err();
+                            }
+                        }
+                    })?;
+                }
+            }
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            hand_over(&mut local)?;
+            b.pool.lock().unwrap().push(local);
+            Ok(())
+        })?;
+    Ok((emitted.into_inner(), direct.into_inner()))
+}
+
+/// Consecutive runs of `records` with the same key.
+fn runs<T: Copy>(records: &[T], key: impl Fn(T) -> usize) -> impl Iterator<Item = (usize, &[T])> {
+    let mut rest = records;
+    std::iter::from_fn(move || {
+        let &first = rest.first()?;
+        let k = key(first);
+        let end = rest.iter().position(|&d| key(d) != k).unwrap_or(rest.len());
+        let (run, tail) = rest.split_at(end);
+        rest = tail;
+        Some((k, run))
+    })
+}
+
+/// Partitions the staged updates by bucket (`2^shift` entries) into `sorted`, as indices within
+/// their bucket; returns where each bucket's updates start (one more than the buckets).
+fn partition(staged: &[u64], sorted: &mut [u32], shift: u32, buckets: usize) -> Vec<usize> {
+    let slices = (rayon::current_num_threads() * 4).max(1);
+    let part = staged.len().div_ceil(slices).max(1);
+    // Per slice and bucket: how many, then where they go.
+    let mut counts: Vec<Vec<usize>> = staged
+        .par_chunks(part)
+        .map(|s| {
+            let mut c = vec![0usize; buckets];
+            for &d in s {
+                c[(d >> shift) as usize] += 1;
+            }
+            c
+        })
+        .collect();
+    let mut starts = vec![0usize; buckets + 1];
+    let mut at = 0;
+    for bucket in 0..buckets {
+        starts[bucket] = at;
+        for c in counts.iter_mut() {
+            let n = c[bucket];
+            c[bucket] = at;
+            at += n;
+        }
+    }
+    starts[buckets] = at;
+    let mask = (1u64 << shift) - 1;
+    let out = SharedSlice(sorted.as_mut_ptr());
+    staged
+        .par_chunks(part)
+        .zip(counts.par_iter_mut())
+        .for_each(|(s, offsets)| {
+            for &d in s {
+                let slot = &mut offsets[(d >> shift) as usize];
+                // Safety: the offsets of different slices and buckets are disjoint ranges of
+                // `sorted` (prefix sums of the counts above), each slot written once.
+                unsafe { out.write(*slot, (d & mask) as u32) };
+                *slot += 1;
+            }
+        });
+    starts
+}
+
+/// A slice written by several threads at disjoint positions.
+struct SharedSlice(*mut u32);
+// Safety: only used by `partition`, whose writers touch disjoint positions.
+unsafe impl Sync for SharedSlice {}
+impl SharedSlice {
+    /// # Safety
+    /// `at` is in bounds and no other thread reads or writes it.
+    unsafe fn write(&self, at: usize, v: u32) {
+        unsafe { *self.0.add(at) = v };
+    }
+}
+
+/// Ends a round: applies (resident) or logs (streaming) the staged updates, partitioned by
+/// destination bucket. Returns the entries resolved.
+fn commit(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, BuildError> {
+    let layout = work.layout;
+    let resident = work.resident();
+    let shift = if resident {
+        PAGE_SHIFT.min(layout.shift())
+    } else {
+        layout.shift()
+    };
+    let buckets = layout.entries().div_ceil(1 << shift) as usize;
+    let b = &mut work.buffers;
+    let mut staging = std::mem::take(&mut *b.staging.lock().unwrap());
+    let starts = partition(&staging, &mut b.sorted, shift, buckets);
+    let total = staging.len();
+    staging.clear();
+    *b.staging.lock().unwrap() = staging;
+    let sorted = &work.buffers.sorted[..total];
+    match &work.entries {
+        Entries::Resident(res) => {
+            let marks = Marks {
+                unresolved: work.unresolved[dst].as_ref(),
+                next: &work.next[dst],
+            };
+            Ok((0..buckets)
+                .into_par_iter()
+                .map(|k| {
+                    let base = (k as u64) << shift;
+                    let chunk = &res[dst][layout.chunk(base)];
+                    let local = layout.local(base);
+                    let mut scratch = pass.scratch();
+                    sorted[starts[k]..starts[k + 1]]
+                        .iter()
+                        .map(|&l| {
+                            let e = &chunk.entries[local + l as usize];
+                            marks.apply(pass, e, base + l as u64, &mut scratch)
+                        })
+                        .sum::<u64>()
+                })
+                .sum())
+        }
+        Entries::Streaming => {
+            let _one_writer = work.buffers.spill.lock().unwrap();
+            for c in 0..buckets {
+                let run = &sorted[starts[c]..starts[c + 1]];
+                if !run.is_empty() {
+                    work.store.append_log(dst, c, run)?;
+                }
+            }
+            Ok(0)
+        }
+    }
+}
+
+/// Streaming, after the last round: reads each chunk with an update log once, applies the log,
+/// and writes the chunk as a new generation. Returns the entries resolved.
+fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, BuildError> {
+    let layout = work.layout;
+    let mut resolved = 0;
+    for c in 0..layout.chunks() {
+        if !work.store.log_path(dst, c).exists() {
+            continue;
+        }
+        let chunk = work.read(dst, c)?;
+        let marks = Marks {
+            unresolved: work.unresolved[dst].as_ref(),
+            next: &work.next[dst],
+        };
+        let base = layout.base(c);
+        work.store.drain_log(dst, c, LOG_BATCH, |locals| {
+            resolved += locals
+                .par_chunks(4096)
+                .map(|ls| {
+                    let mut scratch = pass.scratch();
+                    ls.iter()
+                        .map(|&l| {
+                            let e = &chunk.entries[l as usize];
+                            marks.apply(pass, e, base + l as u64, &mut scratch)
+                        })
+                        .sum::<u64>()
+                })
+                .sum::<u64>();
+        })?;
+        work.replace(dst, c, &chunk)?;
+    }
+    Ok(resolved)
+}

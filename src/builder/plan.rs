@@ -1,0 +1,162 @@
+//! The memory plan of one table's build: a pure function of the budget, the table's size, its
+//! supporting tables and the thread count, so it can be tested without building anything.
+//!
+//! Resident: every chunk in RAM (4 bytes per entry and side) with three bitmaps per side (the
+//! unresolved filter and two frontiers), updates applied in place. Streaming (Wu and Beal's
+//! point: a few bits per position in RAM, the rest on disk): the frontier bitmaps (and the
+//! unresolved filter where it fits) in RAM, chunks on disk, updates gathered in a fixed buffer
+//! that spills to per-chunk logs; one chunk in RAM at a time while updates are applied.
+
+use super::entry::Bitmap;
+
+/// Bytes kept back from the budget for what is not planned below (I/O buffers, the block
+/// caches' bookkeeping, stacks).
+pub const RESERVE: u64 = 8 << 20;
+/// Update records (8 bytes each) a worker gathers before handing them on.
+pub const THREAD_RECORDS: usize = 1 << 15;
+/// The smallest shared update buffer.
+pub const MIN_UPDATE_BUFFER: u64 = 4 << 20;
+/// The largest staging buffer of a resident build: more saves few rounds.
+pub const MAX_RESIDENT_BUFFER: u64 = 64 << 20;
+/// Block cache of a supporting table read from its file.
+pub const SUB_CACHE: u64 = 2 << 20;
+
+/// What the plan decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub resident: bool,
+    /// Whether streaming keeps the unresolved bitmaps (always true when resident).
+    pub unresolved_filter: bool,
+    /// Bytes for supporting tables held packed (2 bits per entry), smallest first.
+    pub pack_budget: u64,
+    /// Shared update buffer, bytes (streaming).
+    pub update_buffer: u64,
+    /// The planned total.
+    pub total: u64,
+}
+
+/// Why no plan fits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooSmall {
+    pub needed: u64,
+}
+
+/// Bytes of one side's working chunks.
+pub fn chunk_bytes(entries: u64) -> u64 {
+    4 * entries
+}
+
+/// Plans a build of `entries` entries per side with chunks of `chunk_len` entries, supporting
+/// tables of `sub_entries` entries per side, and `threads` workers, within `budget` bytes.
+pub fn plan(
+    budget: u64,
+    entries: u64,
+    chunk_len: u64,
+    sub_entries: &[u64],
+    threads: usize,
+    force_streaming: bool,
+) -> Result<Plan, TooSmall> {
+    let bitmap = Bitmap::bytes(entries);
+    let subs_min = sub_entries.len() as u64 * SUB_CACHE;
+    let workers = threads as u64 * THREAD_RECORDS as u64 * 8;
+    let resident = 2 * chunk_bytes(entries) + 6 * bitmap + RESERVE + workers;
+    if !force_streaming && resident + subs_min + MIN_UPDATE_BUFFER <= budget {
+        // A quarter of what is left stages updates (up to `MAX_RESIDENT_BUFFER`); supporting
+        // tables may take the rest.
+        let free = budget - resident - subs_min;
+        let update_buffer = (free / 4).clamp(MIN_UPDATE_BUFFER, MAX_RESIDENT_BUFFER);
+        return Ok(Plan {
+            resident: true,
+            unresolved_filter: true,
+            pack_budget: free - update_buffer + subs_min,
+            update_buffer,
+            total: budget,
+        });
+    }
+    // One chunk and its file image while updates are applied; the workers' gathering buffers
+    // and the staging buffer while a frontier is scanned.
+    let chunk = 2 * chunk_bytes(chunk_len);
+    let fixed = 4 * bitmap + chunk + workers + RESERVE + subs_min;
+    let needed = fixed + MIN_UPDATE_BUFFER;
+    if needed > budget {
+        return Err(TooSmall { needed });
+    }
+    let mut free = budget - needed;
+    // The filter first: it keeps most updates of a win pass out of the logs, which saves more
+    // than packing supporting tables does.
+    let unresolved_filter = 2 * bitmap <= free;
+    if unresolved_filter {
+        free -= 2 * bitmap;
+    }
+    let pack_budget = free / 2;
+    // More than two records per entry of a side is more than a pass sends in practice.
+    let update_buffer = (MIN_UPDATE_BUFFER + (free - pack_budget)).min(16 * entries.max(1 << 18));
+    Ok(Plan {
+        resident: false,
+        unresolved_filter,
+        pack_budget,
+        update_buffer,
+        total: budget,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const M: u64 = 1 << 20;
+
+    #[test]
+    fn small_tables_are_resident() {
+        let p = plan(64 * M, 573_480, 1 << 20, &[4050, 16_470], 2, false).unwrap();
+        assert!(p.resident && p.unresolved_filter);
+        // 2 sides × 4 bytes + 6 bitmaps (6/8 byte) per entry, the reserve, the workers'
+        // buffers, the staging buffer, and the rest for supporting tables.
+        let used =
+            8 * 573_480 + 6 * Bitmap::bytes(573_480) + RESERVE + 2 * 8 * THREAD_RECORDS as u64;
+        assert_eq!(p.pack_budget + p.update_buffer, 64 * M - used);
+        assert!(p.update_buffer >= MIN_UPDATE_BUFFER);
+    }
+
+    #[test]
+    fn large_tables_stream_within_the_budget() {
+        // KRNKAABB: 51,613,200 entries per side, 413 MB of chunks.
+        let n = 51_613_200;
+        let p = plan(64 * M, n, 1 << 20, &[573_480, 25_000_000], 8, false).unwrap();
+        assert!(!p.resident);
+        let planned = 4 * Bitmap::bytes(n)
+            + if p.unresolved_filter {
+                2 * Bitmap::bytes(n)
+            } else {
+                0
+            }
+            + 8 * (1 << 20)
+            + 8 * THREAD_RECORDS as u64 * 8
+            + RESERVE
+            + 2 * SUB_CACHE
+            + p.pack_budget
+            + p.update_buffer;
+        assert!(planned <= 64 * M, "{planned} > budget");
+        assert!(p.update_buffer >= MIN_UPDATE_BUFFER);
+    }
+
+    #[test]
+    fn more_threads_take_from_the_buffers_not_beyond_the_budget() {
+        let n = 20_000_000;
+        let two = plan(64 * M, n, 1 << 20, &[], 2, true).unwrap();
+        let eight = plan(64 * M, n, 1 << 20, &[], 8, true).unwrap();
+        assert!(eight.update_buffer + eight.pack_budget < two.update_buffer + two.pack_budget);
+    }
+
+    #[test]
+    fn a_budget_below_the_bitmaps_is_refused_with_the_need() {
+        let e = plan(64 * M, 400_000_000, 1 << 20, &[], 2, false).unwrap_err();
+        assert!(e.needed > 64 * M);
+        assert!(e.needed >= 4 * Bitmap::bytes(400_000_000));
+    }
+
+    #[test]
+    fn forced_streaming_streams() {
+        assert!(!plan(1 << 30, 4050, 1 << 14, &[], 1, true).unwrap().resident);
+    }
+}

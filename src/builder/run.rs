@@ -1,0 +1,174 @@
+//! One table's build from start to file: plan, resume or initialise, propagate, write, clean up.
+
+use super::dtc;
+use super::graph::Graph;
+use super::layout::Layout;
+use super::plan::{plan, Plan};
+use super::progress::Progress;
+use super::store::StoreDir;
+use super::sub::Subtables;
+use super::work::Work;
+use super::write::write_table;
+use super::{BuildError, BuildOptions, TableReport};
+use crate::index::Indexer;
+use crate::material::Material;
+use crate::piece::{Color, Role};
+use crate::table::{table_path, RuleSet};
+use std::time::Instant;
+
+/// The store directory of `material`'s build under `tmp`.
+pub fn store_path(tmp: &std::path::Path, material: Material) -> std::path::PathBuf {
+    tmp.join(material.to_string())
+}
+
+/// Entries per side of each table `material`'s captures lead to.
+fn supporting_sizes(material: Material) -> Result<Vec<u64>, BuildError> {
+    let mut seen = Vec::new();
+    for color in Color::ALL {
+        for role in Role::ALL {
+            if let Some(sub) = material.captured(color, role) {
+                let c = sub.canonical();
+                if !seen.contains(&c) {
+                    seen.push(c);
+                }
+            }
+        }
+    }
+    seen.into_iter()
+        .map(|m| Ok(Indexer::new(m)?.size()))
+        .collect()
+}
+
+/// Builds `material`'s table; its supporting tables must be present.
+pub fn build_table(
+    material: Material,
+    opts: &BuildOptions,
+    progress: &dyn Progress,
+) -> Result<TableReport, BuildError> {
+    let start = Instant::now();
+    let graph = Graph::new(Indexer::new(material)?);
+    let n = graph.indexer().size();
+    let store = StoreDir::open(store_path(&opts.tmp, material))?;
+    // A checkpoint fixes the chunk length; an unreadable one is reported and ignored.
+    let manifest = store.read_manifest().unwrap_or_else(|e| {
+        progress.note(&format!(
+            "{material}: {e}; restarting this table from scratch"
+        ));
+        None
+    });
+    let layout = match &manifest {
+        Some(m) if m.entries == n => Layout::new(n, m.chunk_shift),
+        _ => Layout::with_len(n, opts.chunk_len),
+    };
+    let sizes = supporting_sizes(material)?;
+    let threads = rayon::current_num_threads();
+    let p: Plan = plan(
+        opts.memory,
+        n,
+        layout.chunk_len() as u64,
+        &sizes,
+        threads,
+        opts.force_streaming,
+    )
+    .map_err(|e| BuildError::BudgetTooSmall {
+        budget: opts.memory,
+        needed: e.needed,
+        material,
+    })?;
+    let (subs, _) = Subtables::open(
+        &opts.dir,
+        material,
+        p.pack_budget,
+        super::plan::SUB_CACHE as usize,
+    )?;
+    progress.note(&format!(
+        "{material}: {n} entries per side, {} ({} chunks of {} per side)",
+        if p.resident {
+            format!(
+                "resident ({} MiB working state)",
+                (2 * super::plan::chunk_bytes(n)) >> 20
+            )
+        } else {
+            format!(
+                "streaming through {} ({} MiB of update buffer{})",
+                store.dir.display(),
+                p.update_buffer >> 20,
+                if p.unresolved_filter {
+                    ""
+                } else {
+                    ", no unresolved filter"
+                }
+            )
+        },
+        layout.chunks(),
+        layout.chunk_len()
+    ));
+    let new_work = |store: StoreDir| {
+        Work::new(
+            material,
+            layout,
+            store,
+            p.resident,
+            p.unresolved_filter,
+            (p.update_buffer / super::pass::Buffers::RECORD_BYTES) as usize,
+        )
+    };
+    let mut work = new_work(store);
+
+    // Resume from a checkpoint whose every file checks out, or start afresh with a new state:
+    // nothing loaded from a damaged checkpoint survives.
+    let mut resumed = None;
+    if let Some(m) = manifest {
+        match work.load(&m, &dtc::select(m.order, m.ply)) {
+            Ok(()) => {
+                progress.note(&format!("{material}: resuming after ply {}", m.ply));
+                resumed = Some(m.ply);
+            }
+            Err(e) => {
+                progress.note(&format!(
+                    "{material}: {e}; restarting this table from scratch"
+                ));
+                let store = work.into_store();
+                store.remove_unreferenced(None)?;
+                work = new_work(store);
+            }
+        }
+    }
+    let first_ply = match resumed {
+        Some(ply) => ply,
+        None => {
+            work.store.remove_unreferenced(None)?;
+            dtc::initialise(&mut work, &graph, &subs, progress)?;
+            0
+        }
+    };
+    drop(subs);
+    let mut last_checkpoint = Instant::now();
+    let plies = dtc::propagate(&mut work, &graph, 0, first_ply, progress, |work, ply| {
+        if last_checkpoint.elapsed() >= opts.checkpoint_interval {
+            let m = work.manifest(0, ply);
+            work.checkpoint(m)?;
+            last_checkpoint = Instant::now();
+        }
+        Ok(())
+    })?;
+    let path = table_path(&opts.dir, material);
+    let positions = write_table(
+        &work,
+        graph.indexer(),
+        &path,
+        RuleSet::DtcOrder0,
+        0,
+        progress,
+    )?;
+    let resident = work.resident();
+    work.store.remove()?;
+    Ok(TableReport {
+        material,
+        entries: n,
+        positions,
+        seconds: Some(start.elapsed().as_secs_f64()),
+        resident,
+        plies,
+    })
+}

@@ -1,0 +1,388 @@
+//! The builder's chunked working store (`formats/build.md`): each side's entries split into
+//! chunks ([`super::layout`]), each chunk a file of 32-bit working entries with its own crc32.
+//! Chunk files are never rewritten in place: a changed chunk is written under a new generation
+//! number, and only the manifest (written atomically, with its own checksum) says which
+//! generation is current, so a kill at any moment leaves the last checkpoint intact.
+//!
+//! The store directory carries a marker file; the builder deletes only files it names itself, and
+//! refuses a directory of that name that is not its own.
+
+use super::BuildError;
+use crate::piece::Color;
+use byteorder::{ByteOrder, LittleEndian as LE};
+use serde::{Deserialize, Serialize};
+use std::fs::File;
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
+
+const CHUNK_MAGIC: [u8; 8] = *b"XQTBCHK2";
+const CHUNK_HEADER: usize = 32;
+/// Version of the working-store layout (chunk files and manifest).
+pub const STORE_VERSION: u32 = 2;
+/// The file that marks a directory as an xqtb store.
+const MARKER: &str = "XQTB-WORK";
+const MARKER_TEXT: &[u8] = b"xqtb working directory: deleted when its table is written\n";
+
+/// One chunk's working entries ([`super::entry`]). Atomics let worker threads apply updates
+/// concurrently; the result does not depend on their order.
+pub struct Chunk {
+    pub entries: Vec<AtomicU32>,
+}
+
+impl Chunk {
+    pub fn new(len: usize) -> Chunk {
+        Chunk {
+            entries: (0..len).map(|_| AtomicU32::new(0)).collect(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    #[inline]
+    pub fn get(&self, local: usize) -> u32 {
+        self.entries[local].load(Relaxed)
+    }
+
+    /// Serialises to the chunk file layout (`formats/build.md` §4), the crc32 last.
+    fn to_bytes(&self, side: Color, chunk: usize, gen: u64) -> Vec<u8> {
+        let n = self.len();
+        let mut b = vec![0u8; CHUNK_HEADER + 4 * n + 4];
+        b[..8].copy_from_slice(&CHUNK_MAGIC);
+        LE::write_u32(&mut b[8..], STORE_VERSION);
+        LE::write_u32(&mut b[12..], side.index() as u32);
+        LE::write_u32(&mut b[16..], chunk as u32);
+        LE::write_u32(&mut b[20..], n as u32);
+        LE::write_u64(&mut b[24..], gen);
+        for (d, e) in b[CHUNK_HEADER..CHUNK_HEADER + 4 * n]
+            .chunks_exact_mut(4)
+            .zip(&self.entries)
+        {
+            LE::write_u32(d, e.load(Relaxed));
+        }
+        let crc = crc32fast::hash(&b[..CHUNK_HEADER + 4 * n]);
+        let end = b.len() - 4;
+        LE::write_u32(&mut b[end..], crc);
+        b
+    }
+}
+
+/// What the manifest records of one chunk file.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct ChunkRecord {
+    pub gen: u64,
+    pub crc: u32,
+}
+
+/// The checkpoint: written atomically at pass boundaries; everything a resumed build needs (the
+/// bitmaps are derived again from the chunks).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Manifest {
+    pub store_version: u32,
+    pub material: String,
+    pub index_scheme: u32,
+    pub entries: u64,
+    /// Chunks hold `2^chunk_shift` entries.
+    pub chunk_shift: u32,
+    /// The order being propagated.
+    pub order: u16,
+    /// The last completed ply of that order (0: its seeds are set).
+    pub ply: u32,
+    /// Current file of every chunk: Red to move's, then Black to move's.
+    pub chunks: [Vec<ChunkRecord>; 2],
+    /// crc32 of this manifest's compact JSON with this field 0.
+    pub crc32: u32,
+}
+
+impl Manifest {
+    fn checksum(&self) -> u32 {
+        let mut m = self.clone();
+        m.crc32 = 0;
+        crc32fast::hash(&serde_json::to_vec(&m).expect("manifest serialises"))
+    }
+}
+
+/// The working directory of one table's build, locked while open: its marker file carries an
+/// OS lock ([`crate::lock`]), so two builds sharing a `--tmp` never use one store at once.
+pub struct StoreDir {
+    pub dir: PathBuf,
+    _lock: File,
+}
+
+/// Is the open `file` the one `path` names now?
+fn same_file(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (file.metadata(), std::fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
+    move |source| BuildError::Io {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+impl StoreDir {
+    /// Opens (creating it if needed) the store directory `dir`. An existing directory must be
+    /// empty or carry the marker: a user's directory of that name is never touched.
+    pub fn open(dir: PathBuf) -> Result<StoreDir, BuildError> {
+        let marker = dir.join(MARKER);
+        if dir.exists() && !marker.exists() {
+            let empty = std::fs::read_dir(&dir).map_err(io(&dir))?.next().is_none();
+            if !empty {
+                return Err(BuildError::ForeignDir(dir));
+            }
+        }
+        // A store being removed by its last user may vanish between our open and our lock:
+        // then the lock is on a deleted marker, and we start over with a fresh one.
+        for _ in 0..3 {
+            std::fs::create_dir_all(&dir).map_err(io(&dir))?;
+            if !marker.exists() {
+                std::fs::write(&marker, MARKER_TEXT).map_err(io(&marker))?;
+            }
+            let lock = File::open(&marker).map_err(io(&marker))?;
+            match lock.try_lock() {
+                Ok(()) if same_file(&lock, &marker) => return Ok(StoreDir { dir, _lock: lock }),
+                Ok(()) => continue,
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    return Err(BuildError::Lock(crate::lock::LockError::Busy {
+                        dir,
+                        holder: "another build using the same --tmp".into(),
+                    }))
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(io(&marker)(e)),
+            }
+        }
+        Err(BuildError::Lock(crate::lock::LockError::Busy {
+            dir,
+            holder: "another build using the same --tmp, removing it".into(),
+        }))
+    }
+
+    /// Whether `dir` is a store directory (carries the marker).
+    pub fn is_store(dir: &Path) -> bool {
+        dir.join(MARKER).is_file()
+    }
+
+    pub fn chunk_path(&self, side: Color, chunk: usize, gen: u64) -> PathBuf {
+        self.dir
+            .join(format!("s{}-c{chunk:05}-g{gen}.chunk", side.index()))
+    }
+
+    pub fn manifest_path(&self) -> PathBuf {
+        self.dir.join("manifest.json")
+    }
+
+    pub fn log_path(&self, side: Color, chunk: usize) -> PathBuf {
+        self.dir
+            .join(format!("s{}-c{chunk:05}.updates", side.index()))
+    }
+
+    /// Writes a chunk under a new generation; returns its record. Not synced here: a
+    /// checkpoint syncs every file it is about to reference ([`StoreDir::sync_chunk`]) before
+    /// writing the manifest, so the chunk writes between checkpoints cost no fsync each.
+    pub fn write_chunk(
+        &self,
+        side: Color,
+        index: usize,
+        gen: u64,
+        chunk: &Chunk,
+    ) -> Result<ChunkRecord, BuildError> {
+        let path = self.chunk_path(side, index, gen);
+        let bytes = chunk.to_bytes(side, index, gen);
+        let crc = LE::read_u32(&bytes[bytes.len() - 4..]);
+        let mut f = File::create(&path).map_err(io(&path))?;
+        f.write_all(&bytes).map_err(io(&path))?;
+        Ok(ChunkRecord { gen, crc })
+    }
+
+    /// Makes a written chunk durable.
+    pub fn sync_chunk(&self, side: Color, index: usize, gen: u64) -> Result<(), BuildError> {
+        let path = self.chunk_path(side, index, gen);
+        File::open(&path)
+            .and_then(|f| f.sync_all())
+            .map_err(io(&path))
+    }
+
+    /// Removes a superseded generation.
+    pub fn remove_chunk(&self, side: Color, index: usize, gen: u64) -> Result<(), BuildError> {
+        let path = self.chunk_path(side, index, gen);
+        std::fs::remove_file(&path).map_err(io(&path))
+    }
+
+    /// Reads a chunk, checking its layout and both checksums (its own and the manifest's).
+    pub fn read_chunk(
+        &self,
+        side: Color,
+        index: usize,
+        rec: ChunkRecord,
+        len: usize,
+    ) -> Result<Chunk, BuildError> {
+        let path = self.chunk_path(side, index, rec.gen);
+        let bad = |what: &str| BuildError::Checkpoint(format!("{}: {what}", path.display()));
+        let bytes = match std::fs::read(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(bad("missing")),
+            r => r.map_err(io(&path))?,
+        };
+        if bytes.len() != CHUNK_HEADER + 4 * len + 4 {
+            return Err(bad("wrong length"));
+        }
+        let crc = crc32fast::hash(&bytes[..bytes.len() - 4]);
+        if crc != LE::read_u32(&bytes[bytes.len() - 4..]) || crc != rec.crc {
+            return Err(bad("checksum mismatch"));
+        }
+        if bytes[..8] != CHUNK_MAGIC
+            || LE::read_u32(&bytes[8..]) != STORE_VERSION
+            || LE::read_u32(&bytes[12..]) as usize != side.index()
+            || LE::read_u32(&bytes[16..]) as usize != index
+            || LE::read_u32(&bytes[20..]) as usize != len
+            || LE::read_u64(&bytes[24..]) != rec.gen
+        {
+            return Err(bad("header does not match the manifest"));
+        }
+        Ok(Chunk {
+            entries: bytes[CHUNK_HEADER..CHUNK_HEADER + 4 * len]
+                .chunks_exact(4)
+                .map(|b| AtomicU32::new(LE::read_u32(b)))
+                .collect(),
+        })
+    }
+
+    pub fn write_manifest(&self, m: &Manifest) -> Result<(), BuildError> {
+        let path = self.manifest_path();
+        let mut m = m.clone();
+        m.crc32 = m.checksum();
+        let text = serde_json::to_vec_pretty(&m).expect("manifest serialises");
+        crate::fsio::write_atomic(&path, &text).map_err(io(&path))
+    }
+
+    /// The manifest, `Ok(None)` if there is none, or a checkpoint error if it is unreadable or
+    /// fails its checksum.
+    pub fn read_manifest(&self) -> Result<Option<Manifest>, BuildError> {
+        let path = self.manifest_path();
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io(&path)(e)),
+        };
+        let bad = |what: String| BuildError::Checkpoint(format!("{}: {what}", path.display()));
+        let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
+        if m.crc32 != m.checksum() {
+            return Err(bad("checksum mismatch".into()));
+        }
+        Ok(Some(m))
+    }
+
+    /// Is `name` a file this store writes?
+    fn ours(name: &str) -> bool {
+        let s_c = |n: &str| n.starts_with('s') && n.as_bytes().get(2) == Some(&b'-');
+        name.starts_with("manifest.json")
+            || (s_c(name) && (name.ends_with(".chunk") || name.ends_with(".updates")))
+    }
+
+    /// Deletes every file of ours the manifest does not reference (chunks of an interrupted
+    /// pass, old generations, update logs); with no manifest, every file of ours.
+    pub fn remove_unreferenced(&self, m: Option<&Manifest>) -> Result<(), BuildError> {
+        let mut keep: Vec<PathBuf> = Vec::new();
+        if let Some(m) = m {
+            keep.push(self.manifest_path());
+            for (side, recs) in Color::ALL.into_iter().zip(&m.chunks) {
+                for (c, r) in recs.iter().enumerate() {
+                    keep.push(self.chunk_path(side, c, r.gen));
+                }
+            }
+        }
+        let rd = std::fs::read_dir(&self.dir).map_err(io(&self.dir))?;
+        for e in rd {
+            let e = e.map_err(io(&self.dir))?;
+            let p = e.path();
+            let name = e.file_name();
+            if Self::ours(&name.to_string_lossy()) && !keep.contains(&p) {
+                std::fs::remove_file(&p).map_err(io(&p))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Deletes the store: its files, the marker, then the directory (left in place if anything
+    /// else is in it).
+    pub fn remove(&self) -> Result<(), BuildError> {
+        self.remove_unreferenced(None)?;
+        let marker = self.dir.join(MARKER);
+        std::fs::remove_file(&marker).map_err(io(&marker))?;
+        let _ = std::fs::remove_dir(&self.dir);
+        Ok(())
+    }
+
+    /// Appends update records (indices of entries in that chunk) to a chunk's log, as local
+    /// indices.
+    pub fn append_log(&self, side: Color, chunk: usize, records: &[u32]) -> Result<(), BuildError> {
+        let path = self.log_path(side, chunk);
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(io(&path))?;
+        let mut w = BufWriter::with_capacity(1 << 16, f);
+        let mut buf = [0u8; 4];
+        for &r in records {
+            LE::write_u32(&mut buf, r);
+            w.write_all(&buf).map_err(io(&path))?;
+        }
+        w.flush().map_err(io(&path))
+    }
+
+    /// Streams a chunk's log in batches of at most `batch` records, then deletes it.
+    pub fn drain_log(
+        &self,
+        side: Color,
+        chunk: usize,
+        batch: usize,
+        mut f: impl FnMut(&[u32]),
+    ) -> Result<(), BuildError> {
+        let path = self.log_path(side, chunk);
+        let file = match File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(io(&path)(e)),
+        };
+        let mut r = BufReader::with_capacity(1 << 16, file);
+        let mut bytes = vec![0u8; 4 * batch.max(1)];
+        let mut recs = vec![0u32; batch.max(1)];
+        loop {
+            let mut filled = 0;
+            while filled < bytes.len() {
+                let n = r.read(&mut bytes[filled..]).map_err(io(&path))?;
+                if n == 0 {
+                    break;
+                }
+                filled += n;
+            }
+            if filled % 4 != 0 {
+                return Err(BuildError::Checkpoint(format!(
+                    "{}: torn update log",
+                    path.display()
+                )));
+            }
+            if filled == 0 {
+                break;
+            }
+            let k = filled / 4;
+            LE::read_u32_into(&bytes[..filled], &mut recs[..k]);
+            f(&recs[..k]);
+            if filled < bytes.len() {
+                break;
+            }
+        }
+        std::fs::remove_file(&path).map_err(io(&path))
+    }
+}

@@ -1,0 +1,262 @@
+//! The working state of one table's build: the entries of both sides (resident chunks, or chunk
+//! files in the store), the bitmaps that drive and filter the passes, checkpoints and resume.
+
+use super::entry::{self, Bitmap};
+use super::layout::Layout;
+use super::pass::Buffers;
+use super::store::{Chunk, ChunkRecord, Manifest, StoreDir, STORE_VERSION};
+use super::BuildError;
+use crate::material::Material;
+use crate::piece::{ByColor, Color};
+use rayon::prelude::*;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Entries a worker takes at a time (a multiple of 64: whole bitmap words).
+pub const WINDOW: usize = 4096;
+
+/// Where the entries live.
+pub enum Entries {
+    /// Every chunk in RAM.
+    Resident(ByColor<Vec<Chunk>>),
+    /// Chunks in their files.
+    Streaming,
+}
+
+pub struct Work {
+    pub material: Material,
+    pub layout: Layout,
+    pub store: StoreDir,
+    pub entries: Entries,
+    /// Latest file of every chunk (may be newer than the last checkpoint's).
+    pub current: ByColor<Vec<ChunkRecord>>,
+    /// The files the last checkpoint names.
+    pub checkpointed: ByColor<Vec<ChunkRecord>>,
+    /// Entries still unresolved (a filter: updates to others are skipped before touching the
+    /// entry); absent when streaming on a tight budget.
+    pub unresolved: ByColor<Option<Bitmap>>,
+    /// Entries the next pass from that side starts from.
+    pub frontier: ByColor<Bitmap>,
+    /// Entries resolved by the passes under way (the frontier after them).
+    pub next: ByColor<Bitmap>,
+    /// The passes' update buffers.
+    pub buffers: Buffers,
+}
+
+/// What [`Work::load`] puts in the bitmaps, per entry word.
+pub struct Select {
+    /// Entries that belong to the next pass's frontier.
+    pub frontier: u32,
+    /// Entries that belong to the frontier after it (seeds set ahead of their pass).
+    pub next: u32,
+}
+
+impl Work {
+    pub fn new(
+        material: Material,
+        layout: Layout,
+        store: StoreDir,
+        resident: bool,
+        unresolved_filter: bool,
+        buffer_records: usize,
+    ) -> Work {
+        let n = layout.entries();
+        Work {
+            material,
+            layout,
+            store,
+            entries: if resident {
+                Entries::Resident(ByColor::new(|_| Vec::new()))
+            } else {
+                Entries::Streaming
+            },
+            buffers: Buffers::new(buffer_records, rayon::current_num_threads()),
+            current: ByColor::new(|_| Vec::new()),
+            checkpointed: ByColor::new(|_| Vec::new()),
+            unresolved: ByColor::new(|_| unresolved_filter.then(|| Bitmap::new(n))),
+            frontier: ByColor::new(|_| Bitmap::new(n)),
+            next: ByColor::new(|_| Bitmap::new(n)),
+        }
+    }
+
+    /// Drops the state, keeping only its store directory.
+    pub fn into_store(self) -> StoreDir {
+        self.store
+    }
+
+    pub fn resident(&self) -> bool {
+        matches!(self.entries, Entries::Resident(_))
+    }
+
+    /// Stores chunk `c` of `side`, computed for the first time (chunks are filled in order).
+    pub fn put_chunk(
+        &mut self,
+        side: Color,
+        c: usize,
+        chunk: Chunk,
+        select: &Select,
+    ) -> Result<(), BuildError> {
+        debug_assert_eq!(self.current[side].len(), c);
+        self.mark_bitmaps(side, c, &chunk, select);
+        match &mut self.entries {
+            Entries::Resident(res) => {
+                res[side].push(chunk);
+                self.current[side].push(ChunkRecord { gen: 0, crc: 0 });
+            }
+            Entries::Streaming => {
+                let rec = self.store.write_chunk(side, c, 0, &chunk)?;
+                self.current[side].push(rec);
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets the unresolved filter of chunk `c` from its entries, and the frontiers by `select`.
+    fn mark_bitmaps(&self, side: Color, c: usize, chunk: &Chunk, select: &Select) {
+        let first = (self.layout.base(c) / 64) as usize;
+        let words_per_window = WINDOW / 64;
+        chunk
+            .entries
+            .par_chunks(WINDOW)
+            .enumerate()
+            .for_each(|(win, es)| {
+                for (k, es) in es.chunks(64).enumerate() {
+                    let (mut open, mut front, mut next) = (0u64, 0u64, 0u64);
+                    for (b, e) in es.iter().enumerate() {
+                        let e = e.load(Relaxed);
+                        open |= (entry::is_unresolved(e) as u64) << b;
+                        front |= ((e == select.frontier) as u64) << b;
+                        next |= ((e == select.next) as u64) << b;
+                    }
+                    let w = first + win * words_per_window + k;
+                    if let Some(u) = &self.unresolved[side] {
+                        u.store_word(w, open);
+                    }
+                    self.frontier[side].store_word(w, front);
+                    self.next[side].store_word(w, next);
+                }
+            });
+    }
+
+    /// Calls `f` with chunk `c` of `side` (read from its file when streaming).
+    pub fn with_chunk<T>(
+        &self,
+        side: Color,
+        c: usize,
+        f: impl FnOnce(&Chunk) -> T,
+    ) -> Result<T, BuildError> {
+        match &self.entries {
+            Entries::Resident(res) => Ok(f(&res[side][c])),
+            Entries::Streaming => {
+                let chunk = self.read(side, c)?;
+                Ok(f(&chunk))
+            }
+        }
+    }
+
+    /// Reads the latest file of chunk `c` of `side`.
+    pub fn read(&self, side: Color, c: usize) -> Result<Chunk, BuildError> {
+        let len = self.layout.len(c);
+        self.store.read_chunk(side, c, self.current[side][c], len)
+    }
+
+    /// Writes an updated chunk as a new generation (streaming), deleting the one it replaces
+    /// unless a checkpoint names it.
+    pub fn replace(&mut self, side: Color, c: usize, chunk: &Chunk) -> Result<(), BuildError> {
+        let old = self.current[side][c];
+        self.current[side][c] = self.store.write_chunk(side, c, old.gen + 1, chunk)?;
+        if self.checkpointed[side].get(c) != Some(&old) {
+            self.store.remove_chunk(side, c, old.gen)?;
+        }
+        Ok(())
+    }
+
+    /// After the passes of one step: what they resolved becomes the frontier. Returns its size.
+    pub fn advance(&mut self) -> u64 {
+        let mut total = 0;
+        for side in Color::ALL {
+            std::mem::swap(&mut self.frontier[side], &mut self.next[side]);
+            self.next[side].clear_all();
+            total += self.frontier_in_all(side);
+        }
+        total
+    }
+
+    /// Frontier entries of `side`.
+    pub fn frontier_in_all(&self, side: Color) -> u64 {
+        self.frontier[side].count(0, self.layout.entries() as usize)
+    }
+
+    /// A manifest for the state after `ply` of `order` (chunk records filled by
+    /// [`Work::checkpoint`]).
+    pub fn manifest(&self, order: u16, ply: u32) -> Manifest {
+        Manifest {
+            store_version: STORE_VERSION,
+            material: self.material.to_string(),
+            index_scheme: crate::index::INDEX_SCHEME_VERSION,
+            entries: self.layout.entries(),
+            chunk_shift: self.layout.shift(),
+            order,
+            ply,
+            chunks: [Vec::new(), Vec::new()],
+            crc32: 0,
+        }
+    }
+
+    /// Does a manifest belong to this build (material, layout, versions)?
+    pub fn fits(&self, m: &Manifest) -> bool {
+        m.store_version == STORE_VERSION
+            && m.material == self.material.to_string()
+            && m.index_scheme == crate::index::INDEX_SCHEME_VERSION
+            && m.entries == self.layout.entries()
+            && m.chunk_shift == self.layout.shift()
+            && m.chunks.iter().all(|c| c.len() == self.layout.chunks())
+    }
+
+    /// Writes the resident chunks (if any) as a new generation, syncs every file the manifest
+    /// will name for the first time, writes the manifest, then removes what it no longer names.
+    pub fn checkpoint(&mut self, mut m: Manifest) -> Result<(), BuildError> {
+        if let Entries::Resident(res) = &self.entries {
+            for (side, chunks) in res.iter() {
+                for (c, chunk) in chunks.iter().enumerate() {
+                    let gen = self.checkpointed[side].get(c).map_or(0, |r| r.gen + 1);
+                    self.current[side][c] = self.store.write_chunk(side, c, gen, chunk)?;
+                }
+            }
+        }
+        for (side, recs) in self.current.iter() {
+            for (c, rec) in recs.iter().enumerate() {
+                if self.checkpointed[side].get(c) != Some(rec) {
+                    self.store.sync_chunk(side, c, rec.gen)?;
+                }
+            }
+        }
+        m.chunks = self.current.clone().0;
+        self.store.write_manifest(&m)?;
+        self.checkpointed = self.current.clone();
+        self.store.remove_unreferenced(Some(&m))
+    }
+
+    /// Loads the state a manifest names (every chunk read and checked; kept in RAM when
+    /// resident) and derives the bitmaps: unresolved entries, and the frontiers by `select`.
+    /// On error the state is unusable: the caller starts afresh with a new [`Work`].
+    pub fn load(&mut self, m: &Manifest, select: &Select) -> Result<(), BuildError> {
+        if !self.fits(m) {
+            return Err(BuildError::Checkpoint(
+                "the checkpoint is of another build layout".into(),
+            ));
+        }
+        self.store.remove_unreferenced(Some(m))?;
+        self.current = ByColor(m.chunks.clone());
+        self.checkpointed = self.current.clone();
+        for side in Color::ALL {
+            for c in 0..self.layout.chunks() {
+                let chunk = self.read(side, c)?;
+                self.mark_bitmaps(side, c, &chunk, select);
+                if let Entries::Resident(res) = &mut self.entries {
+                    res[side].push(chunk);
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,75 @@
+//! The final write: working entries → table codes and the header's counts, chunk by chunk, side
+//! by side, into the table writer (which compresses blocks in parallel and checksums as it goes).
+
+use super::entry;
+use super::progress::Progress;
+use super::work::{Work, WINDOW};
+use super::BuildError;
+use crate::index::Indexer;
+use crate::piece::Color;
+use crate::table::{RuleSet, SideStats, TableWriter};
+use crate::value::{Value, CODE_NONE};
+use rayon::prelude::*;
+use std::path::Path;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Counts of one run of entries. Multiplicities change only between pairs, so they are looked
+/// up once per pair, not per entry.
+fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> SideStats {
+    let others = indexer.others_size();
+    let mut st = SideStats::default();
+    let mut boundary = first;
+    let mut mult = 0u64;
+    for (k, &code) in codes.iter().enumerate() {
+        let index = first + k as u64;
+        if index >= boundary {
+            mult = indexer.multiplicity(index) as u64;
+            boundary = (index / others + 1) * others;
+        }
+        if let Some(v) = Value::from_code(code) {
+            st.count(v, mult, index);
+        }
+    }
+    st
+}
+
+/// Writes the table file at `path`; returns the legal positions of both sides.
+pub fn write_table(
+    work: &Work,
+    indexer: &Indexer,
+    path: &Path,
+    rule_set: RuleSet,
+    max_order: u16,
+    progress: &dyn Progress,
+) -> Result<u64, BuildError> {
+    let layout = work.layout;
+    let mut w = TableWriter::create(path, work.material, layout.entries())?;
+    let mut sides = [SideStats::default(); 2];
+    progress.start(&format!("{} write", work.material), 2 * layout.entries());
+    for side in Color::ALL {
+        for c in 0..layout.chunks() {
+            let base = layout.base(c);
+            let codes: Vec<u32> = work.with_chunk(side, c, |chunk| {
+                chunk
+                    .entries
+                    .par_iter()
+                    .map(|e| match entry::value(e.load(Relaxed)) {
+                        None => CODE_NONE,
+                        Some(v) => v.code(),
+                    })
+                    .collect()
+            })?;
+            let st = codes
+                .par_chunks(WINDOW)
+                .enumerate()
+                .map(|(k, run)| stats_of(indexer, base + (k * WINDOW) as u64, run))
+                .reduce(SideStats::default, SideStats::merge);
+            sides[side.index()] = sides[side.index()].merge(st);
+            w.write(side.index(), &codes)?;
+            progress.advance(codes.len() as u64);
+        }
+    }
+    progress.finish();
+    w.finish(rule_set, sides, max_order)?;
+    Ok(sides[0].legal + sides[1].legal)
+}

@@ -1,0 +1,370 @@
+//! Faults a build must survive: two builds at once in one directory, a memory budget under many
+//! threads, a directory where every table is present (nothing may be written).
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+fn xqtb() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_xqtb"))
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn build(material: &str, dir: &Path, extra: &[&str]) -> Command {
+    let mut c = xqtb();
+    c.args(["build", material, "--dir"])
+        .arg(dir)
+        .arg("--quiet")
+        .args(extra);
+    c
+}
+
+fn assert_ok(what: &str, out: &Output) {
+    assert!(
+        out.status.success(),
+        "{what}: {}\n{}{}",
+        out.status,
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+}
+
+/// Every file under `dir` (relative path, bytes), hidden ones included.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    fn walk(root: &Path, p: &Path, out: &mut Vec<(String, Vec<u8>)>) {
+        for e in std::fs::read_dir(p).unwrap().flatten() {
+            let path = e.path();
+            let rel = path.strip_prefix(root).unwrap().display().to_string();
+            if e.file_type().unwrap().is_dir() {
+                out.push((rel + "/", Vec::new()));
+                walk(root, &path, out);
+            } else {
+                out.push((rel, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// The `*.xqtb` files of `dir`.
+fn tables(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    snapshot(dir)
+        .into_iter()
+        .filter(|(n, _)| n.ends_with(".xqtb") && !n.contains('/'))
+        .collect()
+}
+
+/// The reference tables of `material`, built alone.
+fn reference(material: &str) -> Vec<(String, Vec<u8>)> {
+    let d = tempfile::tempdir().unwrap();
+    assert_ok(
+        "reference",
+        &build(material, d.path(), &[]).output().unwrap(),
+    );
+    tables(d.path())
+}
+
+/// Two builds started together in one directory: each either finishes or fails at once with a
+/// message naming the holder; what is left is exactly the reference tables, and nothing else.
+fn race(a: &str, b: &str, extra: &[&str]) -> (Output, Output) {
+    let d = tempfile::tempdir().unwrap();
+    let spawn = |m: &str| {
+        build(m, d.path(), extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (pa, pb) = (spawn(a), spawn(b));
+    let (oa, ob) = (
+        pa.wait_with_output().unwrap(),
+        pb.wait_with_output().unwrap(),
+    );
+    for (m, o) in [(a, &oa), (b, &ob)] {
+        if !o.status.success() {
+            let e = text(&o.stderr);
+            assert!(
+                e.contains("in use by another xqtb build"),
+                "{m}: failed without a clear message: {e}"
+            );
+        }
+    }
+    // Finish whatever a fast failure left undone; then every table must be the reference's.
+    for m in [a, b] {
+        assert_ok(
+            "finishing build",
+            &build(m, d.path(), &[]).output().unwrap(),
+        );
+    }
+    let mut want = reference(a);
+    want.extend(reference(b));
+    want.sort();
+    want.dedup();
+    assert_eq!(
+        tables(d.path()).iter().map(|t| &t.0).collect::<Vec<_>>(),
+        want.iter().map(|t| &t.0).collect::<Vec<_>>()
+    );
+    assert!(tables(d.path()) == want, "tables differ from the reference");
+    let left: Vec<String> = snapshot(d.path())
+        .into_iter()
+        .map(|(n, _)| n)
+        .filter(|n| !n.ends_with(".xqtb") && n != ".xqtb.lock")
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    (oa, ob)
+}
+
+#[test]
+fn two_builds_of_one_material_in_one_directory() {
+    race("KRKAABB", "KRKAABB", &[]);
+}
+
+#[test]
+fn two_materials_sharing_supporting_tables_in_one_directory() {
+    race("KRKAABB", "KNKAABB", &[]);
+}
+
+#[test]
+fn a_waiting_build_finishes_after_the_first() {
+    let (a, b) = race("KRKAABB", "KNKAABB", &["--wait"]);
+    assert_ok("first", &a);
+    assert_ok("second (waited)", &b);
+}
+
+#[test]
+fn builds_sharing_a_tmp_never_share_a_store() {
+    let (d1, d2, tmp) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let spawn = |d: &Path| {
+        build("KRKAABB", d, &["--tmp"])
+            .arg(tmp.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (p1, p2) = (spawn(d1.path()), spawn(d2.path()));
+    let outs = [
+        p1.wait_with_output().unwrap(),
+        p2.wait_with_output().unwrap(),
+    ];
+    let want = reference("KRKAABB");
+    for (d, o) in [d1.path(), d2.path()].into_iter().zip(&outs) {
+        if o.status.success() {
+            assert!(tables(d) == want, "{}", text(&o.stderr));
+        } else {
+            let e = text(&o.stderr);
+            assert!(e.contains("same --tmp") || e.contains("in use"), "{e}");
+        }
+    }
+}
+
+#[test]
+fn nothing_is_written_when_every_table_is_present() {
+    let src = tempfile::tempdir().unwrap();
+    assert_ok("build", &build("KNKA", src.path(), &[]).output().unwrap());
+    let d = tempfile::tempdir().unwrap();
+    for (name, bytes) in tables(src.path()) {
+        std::fs::write(d.path().join(name), bytes).unwrap();
+    }
+    let before = snapshot(d.path());
+    let out = build("KNKA", d.path(), &[]).output().unwrap();
+    assert_ok("build with every table present", &out);
+    assert!(text(&out.stdout).lines().all(|l| l.contains("present")));
+    assert_eq!(
+        snapshot(d.path()),
+        before,
+        "the build wrote into a complete directory"
+    );
+}
+
+/// Peak resident memory of a child process, from `wait4` (this child's alone, not every child
+/// of the test process).
+// The child is reaped by `wait4`, which also gives its resource usage.
+#[allow(clippy::zombie_processes)]
+fn peak_rss_kib(mut cmd: Command) -> (std::process::ExitStatus, u64) {
+    use std::os::unix::process::ExitStatusExt;
+    let child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut status = 0;
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::zeroed();
+    // Safety: waits for our own child; `status` and `usage` are valid for writing.
+    let r = unsafe { libc::wait4(child.id() as i32, &mut status, 0, usage.as_mut_ptr()) };
+    assert_eq!(r, child.id() as i32, "wait4");
+    // Safety: wait4 succeeded and filled `usage`.
+    let usage = unsafe { usage.assume_init() };
+    (
+        std::process::ExitStatus::from_raw(status),
+        usage.ru_maxrss as u64,
+    )
+}
+
+#[test]
+fn a_64m_budget_holds_at_8_threads() {
+    let d = tempfile::tempdir().unwrap();
+    // KRNKBB streams at 64M (its working state alone is 2 x 4 x 7.9 M entries).
+    let mut cmd = build("KRNKBB", d.path(), &["--memory", "64M", "--threads", "8"]);
+    cmd.arg("--stream");
+    let (status, kib) = peak_rss_kib(cmd);
+    assert!(status.success(), "{status}");
+    eprintln!(
+        "KRNKBB from scratch, --memory 64M --threads 8 --stream: peak RSS {} MiB",
+        kib >> 10
+    );
+    assert!(
+        kib <= 64 << 10,
+        "peak RSS {kib} KiB exceeds the 64 MiB budget"
+    );
+}
+
+/// Runs `cmd`, killing it if it takes longer than `secs` (a hang is a failure, not a stuck CI).
+fn run_with_timeout(mut cmd: Command, secs: u64) -> Output {
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(secs) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{cmd:?} hung for {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn odd_arguments_are_clear_errors_not_panics_or_hangs() {
+    let d = tempfile::tempdir().unwrap();
+    let mut c = build("KRK", d.path(), &["--checkpoint-secs", "inf"]);
+    assert_ok("--checkpoint-secs inf", &run_with_timeout(c, 60));
+    for bad in ["-1", "nan", "soon"] {
+        c = build("KRK", d.path(), &["--checkpoint-secs", bad]);
+        let out = run_with_timeout(c, 60);
+        let e = text(&out.stderr);
+        assert!(
+            !out.status.success() && e.contains("seconds") && !e.contains("panicked"),
+            "{bad}: {e}"
+        );
+    }
+    c = build("KRK", d.path(), &["--checkpoint-secs", "1e20"]);
+    assert_ok("--checkpoint-secs 1e20", &run_with_timeout(c, 60));
+    c = build("KRK", d.path(), &["--threads", "100000"]);
+    let out = run_with_timeout(c, 60);
+    let e = text(&out.stderr);
+    assert!(!out.status.success() && e.contains("1024"), "{e}");
+    c = build("KRK", d.path(), &["--threads", "32"]);
+    assert_ok("--threads 32", &run_with_timeout(c, 60));
+}
+
+#[test]
+fn a_huge_cache_costs_nothing_up_front() {
+    let d = tempfile::tempdir().unwrap();
+    assert_ok("build", &build("KRK", d.path(), &[]).output().unwrap());
+    for cache in ["100T", "1000T"] {
+        let mut c = xqtb();
+        c.args(["probe", "--cache", cache, "--dir"])
+            .arg(d.path())
+            .arg("3k5/9/9/9/9/9/9/9/9/4K1R2 w");
+        let (status, kib) = peak_rss_kib(c);
+        assert!(status.success(), "--cache {cache}: {status}");
+        assert!(kib < 64 << 10, "--cache {cache}: peak RSS {kib} KiB");
+    }
+}
+
+#[test]
+fn a_fifo_named_like_a_table_is_an_error_not_a_hang() {
+    let d = tempfile::tempdir().unwrap();
+    assert_ok("build", &build("KRK", d.path(), &[]).output().unwrap());
+    let table = d.path().join("KRK.xqtb");
+    std::fs::remove_file(&table).unwrap();
+    let made = Command::new("mkfifo").arg(&table).status().unwrap();
+    assert!(made.success(), "mkfifo");
+    let mut c = xqtb();
+    c.args(["probe", "--dir"])
+        .arg(d.path())
+        .arg("3k5/9/9/9/9/9/9/9/9/4K1R2 w");
+    let out = run_with_timeout(c, 30);
+    let e = text(&out.stderr);
+    assert!(
+        !out.status.success() && e.contains("FIFO") && e.contains("KRK.xqtb"),
+        "{e}"
+    );
+    // build does not block on it either: it reports it and writes the table in its place.
+    let out = run_with_timeout(build("KRK", d.path(), &[]), 60);
+    assert_ok("build over a FIFO", &out);
+    assert!(std::fs::metadata(&table).unwrap().is_file());
+}
+
+/// `probe --json -` answers every input line in order — bad ones (not UTF-8, blank, not a
+/// position) with `{fen, error}` — and flushes each answer before reading the next line.
+#[test]
+fn batch_probe_answers_every_line_at_once() {
+    use std::io::{BufRead, BufReader, Write};
+    let d = tempfile::tempdir().unwrap();
+    assert_ok("build", &build("KRK", d.path(), &[]).output().unwrap());
+    let mut child = xqtb()
+        .args(["probe", "--json", "--dir"])
+        .arg(d.path())
+        .arg("-")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            tx.send(line.unwrap()).unwrap();
+        }
+    });
+    let next = || {
+        rx.recv_timeout(std::time::Duration::from_secs(20))
+            .expect("an answer while stdin is still open")
+    };
+    let good = "3k5/9/9/9/9/9/9/9/9/4K1R2 w";
+    // One line in, one answer out, stdin still open.
+    writeln!(stdin, "{good}").unwrap();
+    stdin.flush().unwrap();
+    let first: serde_json::Value = serde_json::from_str(&next()).unwrap();
+    assert_eq!(first["result"], "win", "{first}");
+    let inputs: [&[u8]; 4] = [
+        b"\xff\xfe not text\n",
+        b"\n",
+        b"not a position\n",
+        b"3k5/9/9/9/9/9/9/9/9/4K1R2 w\n",
+    ];
+    for bytes in inputs {
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+        let answer: serde_json::Value = serde_json::from_str(&next()).unwrap();
+        let is_good = bytes.starts_with(b"3k5");
+        assert_eq!(answer.get("error").is_some(), !is_good, "{answer}");
+        if !is_good {
+            assert!(answer["fen"].is_string(), "{answer}");
+        }
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{status}");
+    assert!(
+        rx.recv_timeout(std::time::Duration::from_secs(5)).is_err(),
+        "extra output"
+    );
+}

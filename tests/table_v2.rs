@@ -1,0 +1,340 @@
+//! Table format 2 (formats/table.md): round trips through the real writer and reader (every
+//! symbol width, several blocks, illegal entries never returned), every single flipped byte
+//! detected, format 1 refused with a rebuild hint, and mutated files never panicking the
+//! reader.
+
+use proptest::prelude::*;
+use std::path::Path;
+use xqtb::table::{
+    Mapped, RuleSet, SideStats, Stream, TableError, TableFile, TableWriter, BLOCK_ENTRIES,
+};
+use xqtb::{Color, Indexer, Material, Value};
+
+/// A deterministic value for a legal entry: draws, wins and losses at distances up to `span`
+/// (odd = win), varying slowly along the index so blocks compress like real tables.
+fn synthetic(index: u64, side: usize, span: u64) -> Value {
+    let x = (index / 7).wrapping_mul(0x9E37_79B9) ^ side as u64;
+    match x % 5 {
+        0 => Value::Draw,
+        _ => Value::Decided {
+            order: 0,
+            distance: ((index / 3 + x % 3) % span) as u16,
+        },
+    }
+}
+
+/// The codes of a synthetic table: 0 for entries that are not legal positions.
+fn codes(ix: &Indexer, side: usize, span: impl Fn(u64) -> u64) -> Vec<u32> {
+    (0..ix.size())
+        .map(|i| {
+            let legal = ix
+                .decode(i, Color::ALL[side])
+                .is_some_and(|p| !p.opponent_in_check());
+            if legal {
+                synthetic(i, side, span(i)).code()
+            } else {
+                0
+            }
+        })
+        .collect()
+}
+
+/// Writes a synthetic table of `material` into `dir` through [`TableWriter`], in pieces of
+/// `piece` entries; returns its path and codes.
+fn write_table(
+    dir: &Path,
+    material: &str,
+    piece: usize,
+    span: impl Fn(u64) -> u64 + Copy,
+) -> (std::path::PathBuf, [Vec<u32>; 2]) {
+    let m: Material = material.parse().unwrap();
+    let ix = Indexer::new(m).unwrap();
+    let path = xqtb::table::table_path(dir, m);
+    let all = [codes(&ix, 0, span), codes(&ix, 1, span)];
+    let mut w = TableWriter::create(&path, m, ix.size()).unwrap();
+    for (side, c) in all.iter().enumerate() {
+        for p in c.chunks(piece) {
+            w.write(side, p).unwrap();
+        }
+    }
+    w.finish(RuleSet::DtcOrder0, [SideStats::default(); 2], 0)
+        .unwrap();
+    (path, all)
+}
+
+fn check_round_trip<R: xqtb::table::ReadAt>(t: &TableFile<R>, all: &[Vec<u32>; 2]) {
+    t.verify_checksums().unwrap();
+    let h = t.header();
+    for (side, c) in all.iter().enumerate() {
+        for block in 0..h.blocks_per_side() {
+            let got = t.read_block(side, block).unwrap();
+            let base = (block * h.block_entries as u64) as usize;
+            assert_eq!(got, c[base..base + got.len()], "side {side} block {block}");
+        }
+        for (i, &code) in c.iter().enumerate().step_by(97) {
+            let i = i as u64;
+            assert_eq!(t.value(side, i).unwrap(), Value::from_code(code), "{i}");
+            if code != 0 {
+                assert_eq!(t.value_legal(side, i).unwrap().code(), code);
+                assert_eq!(
+                    t.outcome_legal(side, i).unwrap(),
+                    Value::from_code(code).unwrap().outcome()
+                );
+            } else {
+                assert_eq!(t.outcome(side, i).unwrap(), None);
+            }
+        }
+    }
+}
+
+#[test]
+fn round_trip_every_width_and_several_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    // KRNK: 364,500 entries a side, two blocks each. Distances up to 20 (4-bit symbols) in the
+    // first block, up to 400 (8 bits) and then 1,000 (16 bits) in the second.
+    let span = |i: u64| match i {
+        i if i < BLOCK_ENTRIES as u64 => 20,
+        i if i < 300_000 => 400,
+        _ => 1000,
+    };
+    // Pieces that cut blocks anywhere.
+    let (path, all) = write_table(dir.path(), "KRNK", 100_003, span);
+    let t = TableFile::open(&path, 1 << 20).unwrap();
+    assert_eq!(t.header().blocks_per_side(), 2);
+    assert!(t.values().len() > 256, "{} symbols", t.values().len());
+    check_round_trip(&t, &all);
+    // The same bytes through the in-memory reader.
+    let bytes = std::fs::read(&path).unwrap();
+    let widths: Vec<u8> = (0..2)
+        .flat_map(|b| {
+            let t = &t;
+            (0..2).map(move |s| t.read_stream_block(Stream::Dtc, s, b).unwrap()[0])
+        })
+        .collect();
+    assert!(widths.contains(&8) && widths.contains(&16), "{widths:?}");
+    let v = TableFile::from_reader(bytes, &path, 1 << 20).unwrap();
+    check_round_trip(&v, &all);
+    let small = write_table(dir.path(), "KNK", 1 << 30, |_| 9);
+    let t = TableFile::open(&small.0, 0).unwrap();
+    assert_eq!(
+        t.read_stream_block(Stream::Dtc, 0, 0).unwrap()[0],
+        4,
+        "nibbles"
+    );
+    check_round_trip(&t, &small.1);
+}
+
+/// A small real-writer file: KNKA (16,470 entries a side, one block each).
+fn small_file() -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>) {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, _) = write_table(dir.path(), "KNKA", 5000, |_| 30);
+    let bytes = std::fs::read(&path).unwrap();
+    (dir, path, bytes)
+}
+
+/// Opens and fully checks in-memory bytes; then probes a few entries and reads every block.
+fn read_all(bytes: Vec<u8>, path: &Path) -> Result<(), TableError> {
+    let t = TableFile::from_reader(bytes, path, 1 << 16)?;
+    t.verify_checksums()?;
+    let h = t.header().clone();
+    for side in 0..2 {
+        for i in [0, 1, h.entries / 2, h.entries - 1, h.entries, u64::MAX] {
+            let _ = t.value(side, i);
+            let _ = t.value_legal(side, i);
+            let _ = t.outcome_legal(side, i);
+        }
+        for block in 0..h.blocks_per_side() {
+            t.read_block(side, block)?;
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn every_flipped_byte_and_truncation_is_an_error() {
+    let (_dir, path, good) = small_file();
+    read_all(good.clone(), &path).unwrap();
+    for i in 0..good.len() {
+        for mask in [0x01u8, 0x80] {
+            let mut bad = good.clone();
+            bad[i] ^= mask;
+            assert!(
+                read_all(bad, &path).is_err(),
+                "byte {i} of {} xor {mask:#x} not detected",
+                good.len()
+            );
+        }
+    }
+    for cut in 0..good.len() {
+        assert!(read_all(good[..cut].to_vec(), &path).is_err(), "cut {cut}");
+    }
+    let mut longer = good.clone();
+    longer.push(0);
+    assert!(read_all(longer, &path).is_err());
+}
+
+#[test]
+fn format_1_is_refused_with_a_rebuild_hint() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/KRK.format1.xqtb");
+    let err = match TableFile::open(&path, 1 << 20) {
+        Err(e) => e,
+        Ok(_) => panic!("a format-1 file was opened"),
+    };
+    assert!(matches!(err, TableError::OldFormat { .. }), "{err:?}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("format version 1") && msg.contains("xqtb build KRK --dir"),
+        "{msg}"
+    );
+    // And through the mapped reader type explicitly, from bytes.
+    let bytes = std::fs::read(&path).unwrap();
+    assert!(matches!(
+        TableFile::from_reader(bytes, &path, 0),
+        Err(TableError::OldFormat { .. })
+    ));
+    let _: Option<TableFile<Mapped>> = None;
+}
+
+#[derive(Debug, Clone)]
+enum Mutation {
+    Flip(usize, u8),
+    Set(usize, u8),
+    Truncate(usize),
+    Extend(Vec<u8>),
+    /// Overwrite a run with copies of one byte (zeroed or saturated fields).
+    Fill(usize, usize, u8),
+}
+
+fn mutation() -> impl Strategy<Value = Mutation> {
+    prop_oneof![
+        (any::<usize>(), 1..=255u8).prop_map(|(i, m)| Mutation::Flip(i, m)),
+        (any::<usize>(), any::<u8>()).prop_map(|(i, v)| Mutation::Set(i, v)),
+        any::<usize>().prop_map(Mutation::Truncate),
+        proptest::collection::vec(any::<u8>(), 1..64).prop_map(Mutation::Extend),
+        (any::<usize>(), 1..32usize, any::<u8>()).prop_map(|(i, n, v)| Mutation::Fill(i, n, v)),
+    ]
+}
+
+fn apply(bytes: &mut Vec<u8>, m: &Mutation) {
+    let len = bytes.len().max(1);
+    match *m {
+        Mutation::Flip(i, x) => {
+            if let Some(b) = bytes.get_mut(i % len) {
+                *b ^= x;
+            }
+        }
+        Mutation::Set(i, v) => {
+            if let Some(b) = bytes.get_mut(i % len) {
+                *b = v;
+            }
+        }
+        Mutation::Truncate(n) => bytes.truncate(n % len),
+        Mutation::Extend(ref tail) => bytes.extend_from_slice(tail),
+        Mutation::Fill(i, n, v) => {
+            let start = i % len;
+            let end = (start + n).min(bytes.len());
+            if start < end {
+                bytes[start..end].fill(v);
+            }
+        }
+    }
+}
+
+/// Recomputes every checksum a mutated file carries (each block's in the block index, the value
+/// table and index one, the header's, the trailer) wherever the header still locates them, so
+/// the mutation reaches the parsers and the decompressor behind them.
+fn reseal(b: &mut [u8]) {
+    let n = b.len();
+    if n < 260 {
+        return;
+    }
+    let u32_at = |b: &[u8], o: usize| u32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+    let u64_at = |b: &[u8], o: usize| u64::from_le_bytes(b[o..o + 8].try_into().unwrap());
+    let nb = u32_at(b, 48) as usize;
+    let symbols = u32_at(b, 236) as usize;
+    let index = u64_at(b, 184) as usize;
+    let index_end = index.checked_add(64 * nb + 4);
+    if nb < 1 << 20
+        && symbols < 1 << 20
+        && index >= 4 * symbols
+        && index_end.is_some_and(|e| e <= n)
+    {
+        for k in 0..4 * nb {
+            let e = index + 16 * k;
+            let (off, len) = (u64_at(b, e) as usize, u32_at(b, e + 8) as usize);
+            if off.checked_add(len).is_some_and(|end| end <= n) {
+                let crc = crc32fast::hash(&b[off..off + len]);
+                b[e + 12..e + 16].copy_from_slice(&crc.to_le_bytes());
+            }
+        }
+        let crc = crc32fast::hash(&b[index - 4 * symbols..n - 4]);
+        b[200..204].copy_from_slice(&crc.to_le_bytes());
+    }
+    let crc = crc32fast::hash(&b[..252]);
+    b[252..256].copy_from_slice(&crc.to_le_bytes());
+    let crc = crc32fast::hash(&b[..n - 4]);
+    b[n - 4..].copy_from_slice(&crc.to_le_bytes());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
+
+    /// Any mutation of a valid file: an error or a clean read, never a panic.
+    #[test]
+    fn mutated_files_never_panic(
+        ms in proptest::collection::vec(mutation(), 1..4),
+        sealed in any::<bool>(),
+    ) {
+        thread_local! {
+            static GOOD: (tempfile::TempDir, std::path::PathBuf, Vec<u8>) = small_file();
+        }
+        GOOD.with(|(_, path, good)| {
+            let mut bytes = good.clone();
+            for m in &ms {
+                apply(&mut bytes, m);
+            }
+            if sealed {
+                reseal(&mut bytes);
+            }
+            let changed = bytes != *good;
+            let r = read_all(bytes, path);
+            if changed && !sealed {
+                prop_assert!(r.is_err(), "{ms:?} not detected");
+            }
+            Ok(())
+        })?;
+    }
+}
+
+#[test]
+fn build_replaces_a_format_1_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("KRK.xqtb");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/KRK.format1.xqtb"),
+        &path,
+    )
+    .unwrap();
+    let opts = xqtb::builder::BuildOptions {
+        tmp: dir.path().join(".work"),
+        dir: dir.path().to_owned(),
+        memory: 64 << 20,
+        chunk_len: xqtb::builder::DEFAULT_CHUNK_LEN,
+        checkpoint_interval: std::time::Duration::from_secs(3600),
+        force_streaming: false,
+        wait: false,
+    };
+    struct Notes(std::sync::Mutex<Vec<String>>);
+    impl xqtb::builder::Progress for Notes {
+        fn note(&self, line: &str) {
+            self.0.lock().unwrap().push(line.to_owned());
+        }
+    }
+    let notes = Notes(Default::default());
+    xqtb::builder::build("KRK".parse().unwrap(), &opts, &notes).unwrap();
+    let t = TableFile::open(&path, 1 << 20).unwrap();
+    assert_eq!(t.header().sides[0].legal, 3834);
+    t.verify_checksums().unwrap();
+    let notes = notes.0.into_inner().unwrap().join("\n");
+    assert!(notes.contains("format version 1"), "{notes}");
+}
