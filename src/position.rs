@@ -406,9 +406,9 @@ impl Position {
     pub fn legal_moves(&self) -> MoveList {
         let mut moves = MoveList::new();
         self.pseudo_legal_moves(&mut moves);
-        let safe = self.safety_filter();
+        let mut safe = self.safety_filter();
         let mut scratch = LazyCopy::of(self);
-        moves.retain(|m| safe.clearly_safe(*m) || scratch.keeps_king_safe(*m));
+        moves.retain(|m| safe.clearly_safe(self, *m) || scratch.keeps_king_safe(*m));
         moves
     }
 
@@ -427,10 +427,7 @@ impl Position {
         debug_assert_eq!(in_check, self.is_check());
         let mut moves = MoveList::new();
         self.pseudo_legal_moves(&mut moves);
-        let safe = SafetyFilter {
-            king: self.king[self.turn.index()],
-            in_check,
-        };
+        let mut safe = SafetyFilter::new(self, in_check);
         let count_all = moves.iter().filter(|m| !self.is_capture(**m)).count() <= count_up_to;
         captures.clear();
         let mut quiet = 0;
@@ -439,7 +436,7 @@ impl Position {
             if !capture && quiet > 0 && !count_all {
                 continue;
             }
-            if safe.clearly_safe(m) || self.keeps_king_safe(m) {
+            if safe.clearly_safe(self, m) || self.keeps_king_safe(m) {
                 if capture {
                     captures.push(m);
                 } else {
@@ -455,10 +452,10 @@ impl Position {
     pub fn count_legal_quiet(&mut self) -> usize {
         let mut moves = MoveList::new();
         self.pseudo_legal_moves(&mut moves);
-        let safe = self.safety_filter();
+        let mut safe = self.safety_filter();
         moves
             .iter()
-            .filter(|&&m| !self.is_capture(m) && (safe.clearly_safe(m) || self.keeps_king_safe(m)))
+            .filter(|&&m| !self.is_capture(m) && (safe.clearly_safe(self, m) || self.keeps_king_safe(m)))
             .count()
     }
 
@@ -466,19 +463,15 @@ impl Position {
     pub fn has_legal_move(&self) -> bool {
         let mut moves = MoveList::new();
         self.pseudo_legal_moves(&mut moves);
-        let safe = self.safety_filter();
+        let mut safe = self.safety_filter();
         let mut scratch = LazyCopy::of(self);
         moves
             .iter()
-            .any(|m| safe.clearly_safe(*m) || scratch.keeps_king_safe(*m))
+            .any(|m| safe.clearly_safe(self, *m) || scratch.keeps_king_safe(*m))
     }
 
     fn safety_filter(&self) -> SafetyFilter {
-        let king = self.king[self.turn.index()];
-        SafetyFilter {
-            king,
-            in_check: self.in_check(self.turn),
-        }
+        SafetyFilter::new(self, self.in_check(self.turn))
     }
 
     /// Is the pseudo-legal move `m` legal: does it leave the mover's king unattacked?
@@ -589,31 +582,110 @@ impl<'a> LazyCopy<'a> {
 }
 
 /// A cheap sufficient test that a pseudo-legal move keeps the mover's king safe, so the full
-/// make / test / unmake can be skipped for most moves of a sparse endgame position.
+/// make / test / unmake is needed only for the few moves that might expose it.
 ///
-/// If the king is not in check now, a move by another piece can expose it only through the
-/// points it changes: the origin or the destination on the king's file or rank (a rook or the
-/// other king uncovered, a cannon gaining or losing a screen) or the origin on a point
-/// diagonally next to the king (a horse's leg freed). Captures change nothing else: the
-/// captured piece's point is the destination. Pawns' attacks cannot be uncovered.
+/// If the king is not in check now, a move by another piece can attack it only by changing what
+/// stands on one of its four lines or on a horse's leg next to it (pawns' attacks cannot be
+/// uncovered; a capture leaves its destination occupied). Found once per position:
+/// - origins (`from`): a piece of the mover pinned against a rook or the facing king, either of
+///   two screens (the first may be an enemy cannon) between the king and an enemy cannon, a piece
+///   on the leg of an enemy horse;
+/// - destinations (`to`): the empty points between the king and an enemy cannon with no screen
+///   (a piece moved there would become its screen).
+///
+/// King moves, and every move while in check, get the full test.
 struct SafetyFilter {
+    /// No move is clearly safe: in check, or no king.
+    none: bool,
     king: u8,
-    in_check: bool,
+    /// The origins and destinations that need the full test, found when a move first touches
+    /// the king's lines or a point diagonally next to it (most moves do not).
+    exposing: Option<(u128, u128)>,
 }
 
 impl SafetyFilter {
+    fn new(pos: &Position, in_check: bool) -> SafetyFilter {
+        let king = pos.king[pos.turn.index()];
+        SafetyFilter {
+            none: in_check || king == NO_KING,
+            king,
+            exposing: None,
+        }
+    }
+
+    /// Is the pseudo-legal move `m` of `pos` (the position this filter was made for) clearly
+    /// safe?
     #[inline]
-    fn clearly_safe(&self, m: Move) -> bool {
-        if self.in_check || self.king == NO_KING {
+    fn clearly_safe(&mut self, pos: &Position, m: Move) -> bool {
+        let (from, to) = (m.from.index(), m.to.index());
+        if self.none || from as u8 == self.king {
             return false;
         }
         let k = Square::new(self.king);
-        let (from, to) = (m.from, m.to);
         let on_lines = |s: Square| s.file() == k.file() || s.rank() == k.rank();
         let diagonal_neighbour =
-            from.file().abs_diff(k.file()) == 1 && from.rank().abs_diff(k.rank()) == 1;
-        from != k && !on_lines(from) && !on_lines(to) && !diagonal_neighbour
+            m.from.file().abs_diff(k.file()) == 1 && m.from.rank().abs_diff(k.rank()) == 1;
+        if !on_lines(m.from) && !on_lines(m.to) && !diagonal_neighbour {
+            return true;
+        }
+        let king = self.king;
+        let (f, t) = *self
+            .exposing
+            .get_or_insert_with(|| exposing(pos, king));
+        (f >> from) & 1 == 0 && (t >> to) & 1 == 0
     }
+}
+
+/// The origins and destinations of moves that might expose the side to move's king (on `k`, not
+/// in check): see [`SafetyFilter`].
+fn exposing(pos: &Position, k: u8) -> (u128, u128) {
+    let them = !pos.turn;
+    let (rook, cannon, king) = (
+        code(them, Role::Rook),
+        code(them, Role::Cannon),
+        code(them, Role::King),
+    );
+    let own = pos.occ[pos.turn.index()];
+    let occ = pos.occ[0] | pos.occ[1];
+    let b = &pos.board;
+    let (mut from, mut to) = (0u128, 0u128);
+    for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
+        let ray = RAY_MASKS[k as usize][d];
+        // The first three pieces along the ray, nearest first.
+        let mut on = ray & occ;
+        let mut p = [NO_KING; 3];
+        for slot in &mut p {
+            if on == 0 {
+                break;
+            }
+            let s = if ascends {
+                on.trailing_zeros()
+            } else {
+                127 - on.leading_zeros()
+            };
+            *slot = s as u8;
+            on &= !(1u128 << s);
+        }
+        let at = |i: usize| if p[i] == NO_KING { 0 } else { b[p[i] as usize] };
+        let bit = |i: usize| if p[i] == NO_KING { 0 } else { 1u128 << p[i] };
+        if at(0) == cannon {
+            // Between the king and the cannon: a new screen.
+            to |= ray & !RAY_MASKS[p[0] as usize][d] & !bit(0);
+        }
+        if at(1) == rook || at(1) == king {
+            from |= bit(0) & own;
+        }
+        if at(2) == cannon {
+            from |= (bit(0) | bit(1)) & own;
+        }
+    }
+    let horse = code(them, Role::Horse);
+    for (o, leg) in HORSE_SOURCES[k as usize].with_aux() {
+        if b[o as usize] == horse {
+            from |= own & (1u128 << leg);
+        }
+    }
+    (from, to)
 }
 
 /// Calls `f` for each step whose auxiliary point (eye or leg) is empty.

@@ -120,3 +120,53 @@ fn play_and_undo_restore_the_position() {
         assert_eq!(pos, start);
     }
 }
+
+/// The legal move generator (which skips the make / test / unmake for moves it can see are
+/// safe) against brute force: every pseudo-legal move played and the mover's king tested, on
+/// random positions of materials rich in pins, cannon screens and horse legs, both sides to
+/// move, in check or not. Also the quiet-move count and the captures of `legal_captures`.
+#[test]
+fn legal_moves_match_brute_force() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    for material in ["KCCKRN", "KRCKCN", "KNNKCA", "KRPKCCA", "KCPPKNB", "KRKRCA"] {
+        let ix = xqtb::Indexer::new(material.parse().unwrap()).unwrap();
+        let mut tested = 0;
+        while tested < 20_000 {
+            let turn = if rng.gen() {
+                xqtb::Color::Red
+            } else {
+                xqtb::Color::Black
+            };
+            let Some(pos) = ix
+                .decode(rng.gen_range(0..ix.size()), turn)
+                .filter(|p| !p.opponent_in_check())
+            else {
+                continue;
+            };
+            tested += 1;
+            let mut pseudo = xqtb::MoveList::new();
+            pos.pseudo_legal_moves(&mut pseudo);
+            let brute: Vec<xqtb::Move> = pseudo
+                .iter()
+                .copied()
+                .filter(|&m| {
+                    let mut q = pos.clone();
+                    q.play(m);
+                    !q.in_check(turn)
+                })
+                .collect();
+            let got = pos.legal_moves();
+            assert_eq!(got.to_vec(), brute, "{material} {pos:?}");
+            let quiet = brute.iter().filter(|m| !pos.is_capture(**m)).count();
+            let mut p = pos.clone();
+            assert_eq!(p.count_legal_quiet(), quiet, "{pos:?}");
+            let mut caps = xqtb::MoveList::new();
+            let (n, all) = p.legal_captures(pos.is_check(), usize::MAX, &mut caps);
+            assert!(all);
+            assert_eq!(n, quiet, "{pos:?}");
+            let want: Vec<_> = brute.iter().copied().filter(|m| pos.is_capture(*m)).collect();
+            assert_eq!(caps.to_vec(), want, "{pos:?}");
+        }
+    }
+}
