@@ -1,11 +1,45 @@
-//! A directory of tables, as the query commands use it: probe any legal position whose material
-//! (or colour-flipped twin) has a table, and every move from it.
+//! The probing API: a directory of tables, as engines and the query commands use it. Probe any
+//! legal position whose material (or colour-flipped twin) has a table: its outcome from the WDL
+//! stream alone ([`Tablebase::probe_wdl`]), its (order, distance) value
+//! ([`Tablebase::probe_dtc`]), every move with its value, the best moves by Fang's Definition 9
+//! and the principal line to the next conversion.
+//!
+//! A [`Tablebase`] is `Send + Sync`: share one (`Arc` or a reference) between search threads.
+//! Tables are opened on first use and kept open; each has its own bounded block cache.
+//!
+//! ```
+//! use xqtb::builder::{build, BuildOptions, Silent};
+//! use xqtb::tablebase::{LineEnd, Tablebase};
+//! use xqtb::value::{Outcome, Value};
+//! use xqtb::{parse_fen, Move};
+//!
+//! // Build the tables of a rook against a lone king (KRK and KK) in a scratch directory.
+//! let dir = tempfile::tempdir()?;
+//! build("KRK".parse()?, &BuildOptions::new(dir.path()), &Silent)?;
+//!
+//! let tb = Tablebase::open(dir.path())?;
+//! // Red: king e0, rook g0; Black: king d9. Red to move wins at once with rook to g8: Black's
+//! // king may go neither to d8 (the rook's rank) nor to e9 (facing Red's king), and a side
+//! // without a move has lost. (Rook to g9 is check, but the king escapes to d8.)
+//! let pos = parse_fen("3k5/9/9/9/9/9/9/9/9/4K1R2 w")?;
+//! assert_eq!(tb.probe_wdl(&pos)?, Outcome::Win);
+//! assert_eq!(tb.probe_dtc(&pos)?, Value::Decided { order: 0, distance: 1 });
+//! let best = tb.best_moves(&pos)?;
+//! assert_eq!(best.iter().map(|m| m.mv).collect::<Vec<_>>(), [Move::parse("g0g8").unwrap()]);
+//! let line = tb.principal_line(&pos)?;
+//! assert_eq!((line.moves.len(), line.end), (1, LineEnd::Mate));
+//!
+//! // A material without a table is a typed error naming the file it would need.
+//! let err = tb.probe_wdl(&parse_fen("3k5/9/9/9/9/9/9/9/9/4K1N2 w")?).unwrap_err();
+//! assert!(err.to_string().contains("KNK.xqtb"), "{err}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use crate::index::{IndexError, Indexer};
 use crate::material::Material;
 use crate::position::{Move, Position};
 use crate::table::{table_path, TableError, TableFile};
-use crate::value::Value;
+use crate::value::{Outcome, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -14,8 +48,20 @@ use thiserror::Error;
 /// Why a position could not be probed.
 #[derive(Debug, Error)]
 pub enum ProbeError {
-    #[error("no table for material {material} in {dir} (build it with `xqtb build {material} --dir {dir}`)")]
-    Missing { material: Material, dir: PathBuf },
+    #[error("no table for material {material}: {} not found (build it with `xqtb build {material} --dir {}`)", path.display(), dir.display())]
+    Missing {
+        material: Material,
+        dir: PathBuf,
+        /// The file the table would be in.
+        path: PathBuf,
+    },
+    #[error("the principal line reaches {fen}, whose value is no closer to conversion than its parent's (corrupted or wrong table)")]
+    Inconsistent { fen: String },
+    #[error("cannot open the table directory {}: {source}", dir.display())]
+    Directory {
+        dir: PathBuf,
+        source: std::io::Error,
+    },
     #[error("position is illegal: the side not to move is in check")]
     Illegal,
     #[error(transparent)]
@@ -47,7 +93,50 @@ pub struct MoveValue {
     pub value: Value,
 }
 
+/// The block cache per open table that [`Tablebase::open`] gives: 16 MiB.
+pub const DEFAULT_CACHE_BYTES: usize = 16 << 20;
+
+/// How a principal line ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineEnd {
+    /// The last move captures: play goes on in a smaller table.
+    Conversion,
+    /// The side to move after the last move has no legal move (checkmate or stalemate: a loss).
+    Mate,
+    /// The position is a draw: there is no line to follow.
+    Draw,
+    /// The side to move has lost at distance 0 of an order above 0: all it can do is check or
+    /// chase forever, which the Asian rules forbid (Fang, Theorem 8).
+    Perpetual,
+}
+
+/// The principal line from a position to its next conversion: best moves for both sides.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PrincipalLine {
+    /// The moves played, each with the value of the position it leads to.
+    pub moves: Vec<MoveValue>,
+    pub end: LineEnd,
+}
+
 impl Tablebase {
+    /// Opens a directory of tables with a [`DEFAULT_CACHE_BYTES`] block cache per table. Tables
+    /// are opened when first probed.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, ProbeError> {
+        let dir = dir.as_ref();
+        let not_dir = || std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory");
+        match std::fs::metadata(dir) {
+            Ok(m) if m.is_dir() => Ok(Tablebase::new(dir, DEFAULT_CACHE_BYTES)),
+            Ok(_) => Err(ProbeError::Directory {
+                dir: dir.to_owned(),
+                source: not_dir(),
+            }),
+            Err(source) => Err(ProbeError::Directory {
+                dir: dir.to_owned(),
+                source,
+            }),
+        }
+    }
+
     /// `cache_bytes`: block cache per open table.
     pub fn new(dir: &Path, cache_bytes: usize) -> Tablebase {
         Tablebase {
@@ -72,6 +161,7 @@ impl Tablebase {
             return Err(ProbeError::Missing {
                 material,
                 dir: self.dir.clone(),
+                path,
             });
         }
         let file = TableFile::open(&path, self.cache_bytes)?;
@@ -100,8 +190,30 @@ impl Tablebase {
         Ok(t)
     }
 
-    /// The value of a legal position for its side to move.
+    /// The value of a legal position for its side to move (the same as
+    /// [`Tablebase::probe_dtc`]).
     pub fn probe(&self, pos: &Position) -> Result<Value, ProbeError> {
+        self.probe_dtc(pos)
+    }
+
+    /// The value of a legal position for its side to move: draw, or order and distance to
+    /// conversion.
+    pub fn probe_dtc(&self, pos: &Position) -> Result<Value, ProbeError> {
+        self.locate(pos, |t, side, index| t.file.value_legal(side, index))
+    }
+
+    /// The outcome of a legal position for its side to move, read from the WDL stream alone
+    /// (a few percent of a table's bytes; no distance is decompressed).
+    pub fn probe_wdl(&self, pos: &Position) -> Result<Outcome, ProbeError> {
+        self.locate(pos, |t, side, index| t.file.outcome_legal(side, index))
+    }
+
+    /// Finds a legal position's table and entry and reads it with `read`.
+    fn locate<T>(
+        &self,
+        pos: &Position,
+        read: impl FnOnce(&OpenTable, usize, u64) -> Result<T, TableError>,
+    ) -> Result<T, ProbeError> {
         if pos.opponent_in_check() {
             return Err(ProbeError::Illegal);
         }
@@ -116,7 +228,58 @@ impl Tablebase {
         let t = self.table(material)?;
         let index = t.indexer.encode(p)?;
         // `p` is legal (checked above): its entry holds its value.
-        Ok(t.file.value_legal(p.turn().index(), index)?)
+        Ok(read(&t, p.turn().index(), index)?)
+    }
+
+    /// The best moves of a legal position by Fang's Definition 9, as the query system marks them
+    /// with `*`: the shortest win of the lowest order, else a draw, else the longest loss of the
+    /// highest order (counted to the next conversion). In move order; empty without a legal move.
+    pub fn best_moves(&self, pos: &Position) -> Result<Vec<MoveValue>, ProbeError> {
+        let moves = self.probe_moves(pos)?;
+        let best = moves.iter().map(|m| m.for_mover().rank()).max();
+        Ok(moves
+            .into_iter()
+            .filter(|m| Some(m.for_mover().rank()) == best)
+            .collect())
+    }
+
+    /// The principal line from a legal position to its next conversion: both sides play a best
+    /// move (the first in move order where several are best), until a capture or a position
+    /// without a legal move. Each move shortens the distance by one, so the line has as many
+    /// moves as the position's distance; a drawn position has none.
+    pub fn principal_line(&self, pos: &Position) -> Result<PrincipalLine, ProbeError> {
+        let mut line = PrincipalLine {
+            moves: Vec::new(),
+            end: LineEnd::Draw,
+        };
+        let mut value = self.probe_dtc(pos)?;
+        let mut cur = pos.clone();
+        while let Value::Decided { order, distance } = value {
+            if distance == 0 && order > 0 {
+                line.end = LineEnd::Perpetual;
+                break;
+            }
+            let Some(&step) = self.best_moves(&cur)?.first() else {
+                line.end = LineEnd::Mate;
+                break;
+            };
+            line.moves.push(step);
+            if step.capture {
+                line.end = LineEnd::Conversion;
+                break;
+            }
+            cur.play(step.mv);
+            // Values shrink along best moves; a table where they do not would loop.
+            match step.value {
+                Value::Decided { distance: d, .. } if d < distance => value = step.value,
+                _ => {
+                    return Err(ProbeError::Inconsistent {
+                        fen: crate::fen::to_fen(&cur),
+                    })
+                }
+            }
+        }
+        Ok(line)
     }
 
     /// Every legal move with the value of its resulting position.

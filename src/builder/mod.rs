@@ -108,6 +108,23 @@ pub struct BuildOptions {
     pub wait: bool,
 }
 
+impl BuildOptions {
+    /// Options for building into `dir`: working files in `dir/.work`, a 256 MiB budget, default
+    /// chunks, a checkpoint a minute, no waiting for another build.
+    pub fn new(dir: impl Into<PathBuf>) -> BuildOptions {
+        let dir = dir.into();
+        BuildOptions {
+            tmp: dir.join(".work"),
+            dir,
+            memory: 256 << 20,
+            chunk_len: DEFAULT_CHUNK_LEN,
+            checkpoint_interval: Duration::from_secs(60),
+            force_streaming: false,
+            wait: false,
+        }
+    }
+}
+
 /// Default entries per working chunk: 1 Mi entries, 4 MiB of working state.
 pub const DEFAULT_CHUNK_LEN: u64 = 1 << 20;
 /// The smallest budget accepted.

@@ -1,0 +1,209 @@
+//! The probing API for engines (`xqtb::tablebase`): WDL and DTC probes agree, the WDL path reads
+//! no distances, best moves and principal lines follow from the values by Fang's Definition 9
+//! (checked here as properties of every probed position, not against stored answers), errors
+//! are typed, and probes from 8 threads give what one thread gives.
+
+use rand::{Rng, SeedableRng};
+use std::path::Path;
+use std::sync::OnceLock;
+use xqtb::builder::{build, BuildOptions, Silent};
+use xqtb::tablebase::{LineEnd, ProbeError, Tablebase};
+use xqtb::value::{Outcome, Value};
+use xqtb::{Color, Indexer, Position};
+
+/// The material probed: three blocks per side, captures into five supporting tables.
+const MAT: &str = "KRKAABB";
+
+/// A directory with [`MAT`] and its supporting tables, built once per test process.
+fn tables() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        build(MAT.parse().unwrap(), &BuildOptions::new(d.path()), &Silent).unwrap();
+        d
+    })
+    .path()
+}
+
+/// `n` random legal positions of [`MAT`], both sides to move (seeded: the same every run).
+fn positions(n: usize, seed: u64) -> Vec<Position> {
+    let ix = Indexer::new(MAT.parse().unwrap()).unwrap();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let side = if rng.gen() { Color::Red } else { Color::Black };
+        if let Some(p) = ix
+            .decode(rng.gen_range(0..ix.size()), side)
+            .filter(|p| !p.opponent_in_check())
+        {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn wdl_and_dtc_probes_agree() {
+    let tb = Tablebase::open(tables()).unwrap();
+    let mut seen = [0; 3];
+    for pos in positions(20_000, 1) {
+        let wdl = tb.probe_wdl(&pos).unwrap();
+        let dtc = tb.probe_dtc(&pos).unwrap();
+        assert_eq!(wdl, dtc.outcome(), "{pos:?}");
+        // The colour-flipped position has the same value.
+        assert_eq!(tb.probe_dtc(&pos.flip_colors()).unwrap(), dtc, "{pos:?}");
+        seen[wdl as usize] += 1;
+    }
+    assert!(seen.iter().all(|&n| n > 0), "wins, draws and losses: {seen:?}");
+}
+
+/// Best moves and the position's value satisfy Definition 9's recurrence: the value of a
+/// position is the best value among its moves (a quiet move into (r, d) is worth (r, d + 1) to
+/// the mover; a capture converts), and a position without a legal move is lost at 0.
+#[test]
+fn best_moves_realise_the_value() {
+    let tb = Tablebase::open(tables()).unwrap();
+    for pos in positions(3_000, 2) {
+        let value = tb.probe_dtc(&pos).unwrap();
+        let all = tb.probe_moves(&pos).unwrap();
+        let best = tb.best_moves(&pos).unwrap();
+        if all.is_empty() {
+            assert_eq!(value, Value::Decided { order: 0, distance: 0 }, "{pos:?}");
+            assert!(best.is_empty());
+            continue;
+        }
+        let top = all.iter().map(|m| m.for_mover().rank()).max().unwrap();
+        assert!(!best.is_empty());
+        for m in &best {
+            assert_eq!(m.for_mover(), value, "{pos:?}: best move {}", m.mv);
+        }
+        for m in &all {
+            assert_eq!(best.contains(m), m.for_mover().rank() == top, "{pos:?} {}", m.mv);
+        }
+    }
+}
+
+#[test]
+fn principal_lines_reach_conversion_in_distance_moves() {
+    let tb = Tablebase::open(tables()).unwrap();
+    let mut ends = [0; 3];
+    for pos in positions(1_000, 3) {
+        let value = tb.probe_dtc(&pos).unwrap();
+        let line = tb.principal_line(&pos).unwrap();
+        let Value::Decided { distance, .. } = value else {
+            assert_eq!((line.moves.len(), line.end), (0, LineEnd::Draw));
+            ends[2] += 1;
+            continue;
+        };
+        // Replay: legal best moves, values shrinking by one a ply, ending as announced.
+        let mut cur = pos.clone();
+        for (k, step) in line.moves.iter().enumerate() {
+            assert!(tb.best_moves(&cur).unwrap().contains(step), "{pos:?} ply {k}");
+            if k + 1 < line.moves.len() {
+                assert!(!step.capture);
+                assert_eq!(step.value.distance(), Some(distance - 1 - k as u16));
+            }
+            cur.play(step.mv);
+        }
+        match line.end {
+            LineEnd::Conversion => {
+                assert!(line.moves.last().unwrap().capture);
+                assert_eq!(line.moves.len(), usize::from(distance.max(1)), "{pos:?}");
+                ends[0] += 1;
+            }
+            LineEnd::Mate => {
+                assert!(cur.legal_moves().is_empty());
+                assert_eq!(line.moves.len(), usize::from(distance), "{pos:?}");
+                assert_eq!(tb.probe_wdl(&cur).unwrap(), Outcome::Loss);
+                ends[1] += 1;
+            }
+            e => panic!("{pos:?}: order 0 line ends with {e:?}"),
+        }
+    }
+    assert!(ends.iter().all(|&n| n > 0), "conversions, mates, draws: {ends:?}");
+}
+
+/// Eight threads share one tablebase with a cache of a single block per table, so they evict
+/// each other's blocks all the time; every answer equals the single-threaded one.
+#[test]
+fn eight_threads_probe_like_one() {
+    fn answers(tb: &Tablebase, ps: &[Position]) -> Vec<(Outcome, Value)> {
+        ps.iter()
+            .map(|p| (tb.probe_wdl(p).unwrap(), tb.probe_dtc(p).unwrap()))
+            .collect()
+    }
+    let ps = positions(16_000, 4);
+    let want = answers(&Tablebase::open(tables()).unwrap(), &ps);
+    let shared = Tablebase::new(tables(), 300 << 10);
+    let got: Vec<Vec<(Outcome, Value)>> = std::thread::scope(|s| {
+        let handles: Vec<_> = ps
+            .chunks(2_000)
+            .map(|part| s.spawn(|| answers(&shared, part)))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(got.concat(), want);
+}
+
+#[test]
+fn the_wdl_path_reads_no_distances() {
+    let d = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(tables()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "xqtb") {
+            std::fs::copy(&p, d.path().join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    // Damage the first distance block (side 0, block 0: it starts right after the 256-byte
+    // header, formats/table.md §3).
+    let path = d.path().join(format!("{MAT}.xqtb"));
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[256 + 20] ^= 0x55;
+    std::fs::write(&path, bytes).unwrap();
+    let tb = Tablebase::open(d.path()).unwrap();
+    let good = Tablebase::open(tables()).unwrap();
+    let ix = Indexer::new(MAT.parse().unwrap()).unwrap();
+    let pos = (0..ix.size())
+        .filter_map(|i| ix.decode(i, Color::Red))
+        .find(|p| !p.opponent_in_check())
+        .unwrap();
+    assert_eq!(tb.probe_wdl(&pos).unwrap(), good.probe_wdl(&pos).unwrap());
+    let err = tb.probe_dtc(&pos).unwrap_err();
+    assert!(matches!(err, ProbeError::Table(_)), "{err}");
+    assert!(err.to_string().contains(&format!("{MAT}.xqtb")), "{err}");
+}
+
+#[test]
+fn errors_are_typed_and_name_what_is_wrong() {
+    let tb = Tablebase::open(tables()).unwrap();
+    // No table for a horse against a king: the error names the material and the file.
+    let knk = xqtb::parse_fen("3k5/9/9/9/9/9/9/9/9/4K1N2 w").unwrap();
+    match tb.probe_wdl(&knk).unwrap_err() {
+        ProbeError::Missing { material, path, .. } => {
+            assert_eq!(material.to_string(), "KNK");
+            assert_eq!(path, tables().join("KNK.xqtb"));
+        }
+        e => panic!("{e}"),
+    }
+    // Black to move while Red's king is attacked by Black's rook: not a legal position.
+    // (The FEN parser refuses such positions, so the turn is set by hand.)
+    let mut illegal = xqtb::parse_fen("3k5/9/9/9/9/9/9/9/9/3rK4 w").unwrap();
+    illegal.set_turn(Color::Black);
+    assert!(matches!(tb.probe_dtc(&illegal), Err(ProbeError::Illegal)));
+    assert!(matches!(tb.principal_line(&illegal), Err(ProbeError::Illegal)));
+    // Opening a directory that is not there, or a file.
+    let missing = tables().join("no-such-dir");
+    let e = Tablebase::open(&missing).err().unwrap();
+    assert!(matches!(e, ProbeError::Directory { .. }) && e.to_string().contains("no-such-dir"));
+    let file = tables().join(format!("{MAT}.xqtb"));
+    assert!(matches!(
+        Tablebase::open(file),
+        Err(ProbeError::Directory { .. })
+    ));
+}
+
+#[test]
+fn a_tablebase_is_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<Tablebase>();
+}
