@@ -161,12 +161,20 @@ fn legal_moves_match_brute_force() {
             let quiet = brute.iter().filter(|m| !pos.is_capture(**m)).count();
             let mut p = pos.clone();
             assert_eq!(p.count_legal_quiet(), quiet, "{pos:?}");
-            let mut caps = xqtb::MoveList::new();
-            let (n, all) = p.legal_captures(pos.is_check(), usize::MAX, &mut caps);
-            assert!(all);
-            assert_eq!(n, quiet, "{pos:?}");
-            let want: Vec<_> = brute.iter().copied().filter(|m| pos.is_capture(*m)).collect();
-            assert_eq!(caps.to_vec(), want, "{pos:?}");
+            let mut want: Vec<_> = brute.iter().copied().filter(|m| pos.is_capture(*m)).collect();
+            want.sort();
+            let pseudo_quiet = pseudo.iter().filter(|m| !pos.is_capture(**m)).count();
+            for up_to in [0, 3, 8, usize::MAX] {
+                let mut caps = xqtb::MoveList::new();
+                let (n, all) = p.legal_captures(pos.is_check(), up_to, &mut caps);
+                assert_eq!(p, pos, "legal_captures left the position changed");
+                let mut caps = caps.to_vec();
+                caps.sort();
+                assert_eq!(caps, want, "{pos:?}");
+                assert_eq!(all, pseudo_quiet <= up_to, "{pos:?} up to {up_to}");
+                let want_n = if all { quiet } else { quiet.min(1) };
+                assert_eq!(n, want_n, "{pos:?} up to {up_to}");
+            }
         }
     }
 }
