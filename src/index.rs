@@ -271,6 +271,35 @@ struct Group {
     domain: Domain,
     /// The group's radix, C(domain points, count), with its precomputed reciprocal.
     size: StrengthReducedU64,
+    /// The rank of each rank's mirror image (empty for groups with more than
+    /// [`MAX_MIRROR_TABLE`] ranks: five pawns would need 14 MB).
+    mirror_rank: Vec<u32>,
+}
+
+/// Largest group radix given a mirror table.
+const MAX_MIRROR_TABLE: u64 = 1 << 17;
+
+/// The rank of the mirror image of each placement of `count` pieces on `domain`.
+fn mirror_ranks(domain: &Domain, count: usize) -> Vec<u32> {
+    let n = BINOM[domain.points.len()][count];
+    if n > MAX_MIRROR_TABLE {
+        return Vec::new();
+    }
+    (0..n)
+        .map(|rank| {
+            let mut slots = [0u8; 5];
+            comb_unrank(rank, domain.points.len(), &mut slots[..count]);
+            let squares: Vec<u8> = slots[..count]
+                .iter()
+                .map(|&s| domain.points[s as usize])
+                .collect();
+            let mut mirrored = [0u8; 5];
+            domain
+                .slots(&squares, true, &mut mirrored)
+                .expect("attackers' domains are mirror-symmetric");
+            comb_rank(&mirrored[..count]) as u32
+        })
+        .collect()
 }
 
 /// The index of one material (the same numbering for both sides to move).
@@ -366,6 +395,7 @@ impl Indexer {
                         role,
                         count,
                         base: next,
+                        mirror_rank: mirror_ranks(&domain, count),
                         domain,
                         size: StrengthReducedU64::new(size),
                     });
@@ -540,11 +570,12 @@ impl Indexer {
     }
 
     /// The index of the position reached from `at`'s position (as [`Indexer::decode`] gives
-    /// it) by moving `color`'s defender (king, advisor or elephant) from `from` to `to`,
-    /// where the move leaves the numbering's orientation alone: the new placements are numbered
-    /// without mirroring, and are not symmetric on both sides (whose entries fold differently).
-    /// Only the pair changes: a table lookup instead of a full [`Indexer::encode`]. `None` when
-    /// the shortcut does not apply.
+    /// it) by moving `color`'s defender (king, advisor or elephant) from `from` to `to`, and
+    /// whether it is numbered through its mirror image (as [`Indexer::encode_mirrored`] says).
+    /// Only the pair changes, and with the mirror image the attackers' ranks, through tables:
+    /// a few lookups instead of a full encode. `None` when the shortcut does not apply: the new
+    /// placements symmetric on both sides (whose entries fold differently), a point outside the
+    /// defenders' domain, or a mirror image through a group too large for a mirror table.
     #[inline]
     pub fn moved_defender(
         &self,
@@ -552,7 +583,7 @@ impl Indexer {
         color: Color,
         from: Square,
         to: Square,
-    ) -> Option<u64> {
+    ) -> Option<(u64, bool)> {
         let (r, b, others) = (at.red, at.black, at.others);
         let d = &self.defenders[color.index()];
         let n = 1 + d.n_adv + d.n_ele;
@@ -571,16 +602,36 @@ impl Indexer {
             self.defenders[0].mirror[r as usize],
             self.defenders[1].mirror[b as usize],
         );
-        if r > mr || (r == mr && b >= mb) {
+        if r == mr && b == mb {
             return None;
         }
+        let mirrored = r > mr || (r == mr && b > mb);
+        let (r, b, others) = if mirrored {
+            (mr, mb, self.mirror_others(others)?)
+        } else {
+            (r, b, others)
+        };
         let pair = self.pair_start[self.red_canon_pos[r as usize] as usize]
-            + if r < mr {
+            + if r < self.defenders[0].mirror[r as usize] {
                 b as u64
             } else {
                 self.black_sym_rank[b as usize] as u64
             };
-        Some(pair * self.others_size.get() + others)
+        Some((pair * self.others_size.get() + others, mirrored))
+    }
+
+    /// The attackers' rank of the mirror image of the attackers of rank `others`; `None` if a
+    /// group has no mirror table.
+    #[inline]
+    fn mirror_others(&self, mut others: u64) -> Option<u64> {
+        let (mut out, mut weight) = (0u64, 1u64);
+        for g in self.groups.iter().rev() {
+            let (q, rank) = StrengthReducedU64::div_rem(others, g.size);
+            others = q;
+            out += *g.mirror_rank.get(rank as usize)? as u64 * weight;
+            weight *= g.size.get();
+        }
+        Some(out)
     }
 
     /// The index of a position and whether it is numbered through its mirror image (then the

@@ -82,9 +82,10 @@ impl Graph {
                 emit(parent);
                 continue;
             }
-            // A defender's retro move that keeps the orientation and leaves the parent's entry
-            // folded changes only the pair (the parent's mirror image, if symmetric, would need
-            // an entry of its own: the shortcut declines those).
+            // A defender's retro move to a parent whose defenders are not symmetric on both
+            // sides changes only the pair (and, if the parent is numbered through its mirror
+            // image, the attackers' ranks): table lookups. An unfolded child counts a parent
+            // only as its entry decodes (see above), so a mirrored one is skipped.
             let defender = matches!(
                 Role::from_u8(code & 7),
                 Some(Role::King | Role::Advisor | Role::Elephant)
@@ -94,8 +95,10 @@ impl Graph {
                 let parent = at
                     .as_ref()
                     .and_then(|at| self.indexer.moved_defender(at, side, m.to, m.from));
-                if let Some(parent) = parent {
-                    emit(parent);
+                if let Some((parent, mirrored)) = parent {
+                    if !(child_unfolded && mirrored) {
+                        emit(parent);
+                    }
                     continue;
                 }
             }
