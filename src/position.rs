@@ -235,10 +235,19 @@ impl Position {
             code(them, Role::King),
         );
         // Along each line the first piece (a rook, or the king facing along the file) and the
-        // second (a cannon over its screen) are found by bit scans.
+        // second (a cannon over its screen) are found by bit scans. Without enemy rooks and
+        // cannons only the facing king's line is looked at; kinds the enemy lacks are skipped
+        // (endgames have few).
+        let has = |c: u8| self.counts[c as usize] > 0;
         let occ = self.occ[0] | self.occ[1];
+        let sliders = has(rook) || has(cannon);
+        let enemy_king = self.king[them.index()];
         for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
-            let on_ray = RAY_MASKS[k as usize][d] & occ;
+            let ray = RAY_MASKS[k as usize][d];
+            if !sliders && (enemy_king == NO_KING || (ray >> enemy_king) & 1 == 0) {
+                continue;
+            }
+            let on_ray = ray & occ;
             if on_ray == 0 {
                 continue;
             }
@@ -253,16 +262,19 @@ impl Position {
             }
         }
         let horse = code(them, Role::Horse);
-        for (o, leg) in HORSE_SOURCES[k as usize].with_aux() {
-            if self.board[o as usize] == horse && self.board[leg as usize] == 0 {
-                return true;
+        if has(horse) {
+            for (o, leg) in HORSE_SOURCES[k as usize].with_aux() {
+                if self.board[o as usize] == horse && self.board[leg as usize] == 0 {
+                    return true;
+                }
             }
         }
         let pawn = code(them, Role::Pawn);
-        PAWN_SOURCES[them.index()][k as usize]
-            .targets()
-            .iter()
-            .any(|&o| self.board[o as usize] == pawn)
+        has(pawn)
+            && PAWN_SOURCES[them.index()][k as usize]
+                .targets()
+                .iter()
+                .any(|&o| self.board[o as usize] == pawn)
     }
 
     /// Is the side to move in check?
