@@ -12,6 +12,7 @@
 //! Entries whose pieces collide decode to `None`; entries whose side not to move is in check are
 //! illegal too (see [`Position::opponent_in_check`]).
 
+use crate::geometry::{ADVISOR_STEPS, ELEPHANT_STEPS, KING_STEPS};
 use crate::material::Material;
 use crate::piece::{Color, Piece, Role};
 use crate::position::{BitIter, Position};
@@ -156,6 +157,18 @@ impl Domain {
     }
 }
 
+/// The direction of a defender's step (king ±1 file or ±1 rank, advisor ±8 or ±10 points,
+/// elephant ±16 or ±20): 0 to 3, distinct for the steps of one piece from one point.
+#[inline]
+fn step_direction(from: u8, to: u8) -> usize {
+    match to as i32 - from as i32 {
+        1 | 8 | 16 => 0,
+        -1 | -8 | -16 => 1,
+        9 | 10 | 20 => 2,
+        _ => 3,
+    }
+}
+
 /// One side's defenders (king, advisors, elephants): their legal joint placements.
 struct Defenders {
     color: Color,
@@ -170,6 +183,10 @@ struct Defenders {
     mirror: Vec<u32>,
     /// Mixed-radix raw code (king slot, advisor rank, elephant rank) → placement number.
     lookup: Vec<u32>,
+    /// The placement after one step: entry `(p · 5 + k) · 4 + direction(to − from)` for piece
+    /// `k` of placement `p` (king, advisors, elephants) stepping to an empty point; `NONE` if
+    /// the step leaves the domain or lands on another defender.
+    step: Vec<u32>,
     /// Radices of the raw code: C(5, advisors), C(7, elephants).
     a_size: u64,
     e_size: u64,
@@ -197,6 +214,7 @@ impl Defenders {
             placements: Vec::new(),
             mirror: Vec::new(),
             lookup: vec![NONE; raw_size as usize],
+            step: Vec::new(),
             a_size,
             e_size,
         };
@@ -228,7 +246,52 @@ impl Defenders {
                     .expect("mirror of a placement is a placement")
             })
             .collect();
+        d.step = d.steps();
         d
+    }
+
+    /// The step table (see [`Defenders::step`]), from the pieces' real steps.
+    fn steps(&self) -> Vec<u32> {
+        let n = 1 + self.n_adv + self.n_ele;
+        let mut table = vec![NONE; self.placements.len() * 20];
+        for (p, sq) in self.placements.iter().enumerate() {
+            for k in 0..n {
+                let targets = match k {
+                    0 => KING_STEPS[sq[0] as usize].targets(),
+                    k if k <= self.n_adv => ADVISOR_STEPS[sq[k] as usize].targets(),
+                    _ => ELEPHANT_STEPS[sq[k] as usize].targets(),
+                };
+                for &t in targets {
+                    if sq[..n].contains(&t) {
+                        continue;
+                    }
+                    let mut moved = *sq;
+                    moved[k] = t;
+                    if k > 0 && k <= self.n_adv {
+                        small_sort(&mut moved[1..1 + self.n_adv]);
+                    } else if k > self.n_adv {
+                        small_sort(&mut moved[1 + self.n_adv..n]);
+                    }
+                    if let Ok(q) = self.find(&moved[..n], false) {
+                        table[(p * 5 + k) * 4 + step_direction(sq[k], t)] = q;
+                    }
+                }
+            }
+        }
+        table
+    }
+
+    /// The placement after piece `from` of placement `p` steps to the empty point `to`.
+    #[inline]
+    fn stepped(&self, p: u32, from: u8, to: u8) -> Option<u32> {
+        let sq = &self.placements[p as usize];
+        let k = sq[..1 + self.n_adv + self.n_ele]
+            .iter()
+            .position(|&s| s == from)?;
+        match self.step[(p as usize * 5 + k) * 4 + step_direction(from, to)] {
+            NONE => None,
+            q => Some(q),
+        }
     }
 
     fn len(&self) -> usize {
@@ -586,17 +649,8 @@ impl Indexer {
     ) -> Option<(u64, bool)> {
         let (r, b, others) = (at.red, at.black, at.others);
         let d = &self.defenders[color.index()];
-        let n = 1 + d.n_adv + d.n_ele;
-        let mut sq = d.placements[if color == Color::Red { r } else { b } as usize];
-        let k = sq[..n].iter().position(|&s| s as usize == from.index())?;
-        sq[k] = to.index() as u8;
-        // Keep each role's points increasing.
-        if k > 0 && k <= d.n_adv {
-            small_sort(&mut sq[1..1 + d.n_adv]);
-        } else if k > d.n_adv {
-            small_sort(&mut sq[1 + d.n_adv..n]);
-        }
-        let p = d.find(&sq[..n], false).ok()?;
+        let own = if color == Color::Red { r } else { b };
+        let p = d.stepped(own, from.index() as u8, to.index() as u8)?;
         let (r, b) = if color == Color::Red { (p, b) } else { (r, p) };
         let (mr, mb) = (
             self.defenders[0].mirror[r as usize],
