@@ -165,7 +165,7 @@ fn present(opts: &BuildOptions, material: Material) -> Result<Header, Option<Str
     if !path.exists() {
         return Err(None);
     }
-    match TableFile::open(&path, 1 << 20).and_then(|f| f.verify_checksums().map(|()| f)) {
+    match TableFile::open(&path, 1 << 20).and_then(|f| f.verify_file_checksum().map(|()| f)) {
         Ok(f) if f.header().material == material && f.header().builder == BUILDER_ID => {
             Ok(f.header().clone())
         }

@@ -480,10 +480,9 @@ impl<R: ReadAt> TableFile<R> {
         Ok(codes)
     }
 
-    /// Checks every byte: the whole-file checksum, the value table and block index checksum
-    /// (at open), and every block's checksum, decompressed length and symbols (WDL symbols are
-    /// 0, 1 or 2; every win or loss entry's distance symbol is in the value table).
-    pub fn verify_checksums(&self) -> Result<(), TableError> {
+    /// Checks the trailer's crc32 over every byte before it: what a builder needs to trust a
+    /// table it finds (a flipped or lost byte anywhere fails), without decompressing it.
+    pub fn verify_file_checksum(&self) -> Result<(), TableError> {
         let h = &self.header;
         let io = |e| TableError::io(&self.path)(e);
         let mut crc = crc32fast::Hasher::new();
@@ -501,6 +500,15 @@ impl<R: ReadAt> TableFile<R> {
         if crc.finalize() != LE::read_u32(&trailer) {
             return Err(TableError::FileChecksum(self.path.clone()));
         }
+        Ok(())
+    }
+
+    /// Checks every byte: the whole-file checksum, the value table and block index checksum
+    /// (at open), and every block's checksum, decompressed length and symbols (WDL symbols are
+    /// 0, 1 or 2; every win or loss entry's distance symbol is in the value table).
+    pub fn verify_checksums(&self) -> Result<(), TableError> {
+        self.verify_file_checksum()?;
+        let h = &self.header;
         for side in 0..2 {
             for block in 0..h.blocks_per_side() {
                 self.read_block_raw(side, block)?;
