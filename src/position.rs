@@ -446,17 +446,19 @@ impl Position {
             quiet.push(m);
             quiet.len() > count_up_to
         });
-        let mut legal = 0;
-        for &m in &quiet {
-            if safe.clearly_safe(m) || self.keeps_king_safe(m) {
-                legal += 1;
-                if many {
-                    return (1, false);
-                }
-            }
-        }
         if !many {
+            let legal = quiet
+                .iter()
+                .filter(|&&m| safe.clearly_safe(m) || self.keeps_king_safe(m))
+                .count();
             return (legal, true);
+        }
+        // Is one legal? Moves that are clearly safe first: the full test (king moves, say) only
+        // if none is.
+        if quiet.iter().any(|&m| safe.clearly_safe(m))
+            || quiet.iter().any(|&m| self.keeps_king_safe(m))
+        {
+            return (1, false);
         }
         // Many moves, the first ones all illegal (rare: in check, say): look on for a legal one.
         let board = self.clone();
