@@ -43,6 +43,7 @@ mod geometry;
 pub mod index;
 pub mod lock;
 pub mod material;
+pub mod notation;
 pub mod piece;
 pub mod position;
 pub mod qstring;
