@@ -47,6 +47,7 @@ pub mod notation;
 pub mod piece;
 pub mod position;
 pub mod qstring;
+pub mod query;
 pub mod square;
 pub mod table;
 pub mod tablebase;
