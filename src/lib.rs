@@ -48,6 +48,7 @@ pub mod piece;
 pub mod position;
 pub mod qstring;
 pub mod query;
+pub mod server;
 pub mod square;
 pub mod table;
 pub mod tablebase;
