@@ -454,8 +454,9 @@ document.addEventListener('click', (ev) => {
   go(href);
 });
 document.addEventListener('keydown', (ev) => {
-  if (ev.target.closest('input, textarea, select') || ev.altKey || ev.ctrlKey || ev.metaKey) return;
-  if ((ev.key === ' ' || ev.key === 'Enter') && ev.target.closest('button, a')) return;
+  const tgt = ev.target instanceof Element ? ev.target : null;
+  if ((tgt && tgt.closest('input, textarea, select')) || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+  if ((ev.key === ' ' || ev.key === 'Enter') && tgt && tgt.closest('button, a')) return;
   if (view && view.key && view.key(ev)) ev.preventDefault();
 });
 
@@ -660,7 +661,7 @@ function playPage(text, userSide) {
         load(m.fen, mv);
       });
       // The moves as plain buttons too (small screens, keyboards), without values.
-      const list = el('div', { class: 'moves' }, el('ol', {}, cur.moves.slice().sort((a, b) => a.move < b.move ? -1 : 1).map((m) =>
+      const list = el('div', { class: 'moves', id: 'moves' }, el('ol', {}, cur.moves.slice().sort((a, b) => a.move < b.move ? -1 : 1).map((m) =>
         el('li', { 'data-move': m.move }, el('button', { type: 'button', onclick: () => { converted = m.capture; history.pushState(null, '', url(m.fen)); load(m.fen, m.move); },
           onmouseenter: () => board.arrow(m.move), onmouseleave: () => board.arrow(null) }, el('span', { class: 'n' }, moveName(m)))))));
       side.append(list);
@@ -838,9 +839,8 @@ function histogram(entries, order) {
     svg.append(sv('rect', { class: e.distance % 2 ? 'bw' : 'bl', x: x + 0.5, y: h - b - bh, width: Math.max(1, bw - 1), height: bh },
       sv('title', {}, `${e.distance}: ${fmtInt(e.positions)}`)));
   }
-  const ticks = Math.min(maxD, 10);
-  for (let i = 0; i <= ticks; i++) {
-    const d = Math.round(i * maxD / ticks);
+  const step = [1, 2, 5, 10, 20, 50, 100, 200, 500].find((k) => maxD / k <= 10) || 1000;
+  for (let d = 0; d <= maxD; d += step) {
     svg.append(sv('text', { x: l + d * bw + bw / 2, y: h - 6, 'text-anchor': 'middle' }, d));
   }
   return svg;
@@ -878,13 +878,14 @@ function statsPage(material) {
     }
     out.push(el('div', { class: 'scroll' }, el('table', { class: 'data', id: 'longest' }, el('thead', {}, el('tr', {},
       ['stats.side', 'stats.order', 'stats.plies', 'stats.example'].map((k) => el('th', {}, t(k))))), lw)));
+    const charts = el('div', { class: 'charts' });
     for (const k of ['w', 'b']) {
       const orders = [...new Set(s.sides[k].histogram.map((e) => e.order))].sort((a, b) => a - b);
       for (const o of orders) {
-        out.push(el('h2', {}, t('stats.hist', { side: t('side.' + k), o })));
-        out.push(histogram(s.sides[k].histogram, o));
+        charts.append(el('figure', {}, el('figcaption', {}, t('stats.hist', { side: t('side.' + k), o })), histogram(s.sides[k].histogram, o)));
       }
     }
+    out.push(charts);
     out.push(el('p', { class: 'small' }, t('stats.histnote')));
     for (const k of ['w', 'b']) {
       const pr = s.sides[k].pawn_ranks;
