@@ -327,11 +327,15 @@ fn the_query_page_in_a_real_browser() {
         "the check rule",
         "const s = document.querySelector('#edit-status .error'); return s && s.textContent",
     );
-    assert!(
-        msg.as_str()
-            .unwrap()
-            .contains("side not to move, is in check"),
-        "{msg}"
+    assert_eq!(
+        msg,
+        "Black, the side not to move, is in check: the side to move could take the king. \
+         (Two kings facing each other on an open file count as check.)"
+    );
+    let qs = b.eval("return document.querySelector('#edit-qs').value", json!([]));
+    assert_eq!(
+        qs, "4K4999999994k4",
+        "the classic string follows the board"
     );
     b.screenshot(&shots.join("editor.png"));
 

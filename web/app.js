@@ -51,6 +51,7 @@ const TEXT = {
     'piece.K': 'king', 'piece.A': 'advisor', 'piece.B': 'elephant', 'piece.R': 'rook', 'piece.N': 'horse', 'piece.C': 'cannon', 'piece.P': 'pawn',
     'rule.kings': '{side} needs exactly one king.', 'rule.point': '{side} {piece} on {sq}: it can never stand there.',
     'rule.count': '{side} has more than {n} {piece}s.', 'rule.server': '{msg}',
+    'rule.check': '{side}, the side not to move, is in check: the side to move could take the king. (Two kings facing each other on an open file count as check.)',
     'keys': 'Keys: ← → back/forward, space suggested move, f flip.',
   },
   zh: {
@@ -99,6 +100,7 @@ const TEXT = {
     'piece.K': '將帥', 'piece.A': '士仕', 'piece.B': '象相', 'piece.R': '車', 'piece.N': '馬', 'piece.C': '炮', 'piece.P': '兵卒',
     'rule.kings': '{side}必須恰有一個將帥。', 'rule.point': '{side}{piece}在 {sq}：這個點它永遠到不了。',
     'rule.count': '{side}的{piece}超過 {n} 個。', 'rule.server': '{msg}',
+    'rule.check': '{side}不是走子方，卻正被將軍：走子方可以吃將。（兩將在同一縱線上直接相對也算將軍。）',
     'keys': '按鍵：← → 上一步／下一步，空白鍵 電腦代走，f 翻轉棋盤。',
   },
 };
@@ -238,6 +240,25 @@ function toFen(pos) {
     rows.push(s);
   }
   return rows.join('/') + ' ' + pos.turn;
+}
+
+/** The classic query system's position string (Black in capitals, trailing 0 for Black to move). */
+function toQstring(pos) {
+  const CL = { K: 'k', A: 'b', B: 'e', R: 'r', N: 'n', C: 'c', P: 'p' };
+  let s = '';
+  for (let r = 9; r >= 0; r--) {
+    let n = 0;
+    for (let f = 0; f < 9; f++) {
+      const p = pos.board[r][f];
+      if (!p) { n++; continue; }
+      if (n) s += n;
+      n = 0;
+      const c = CL[p.toUpperCase()];
+      s += isRed(p) ? c : c.toUpperCase();
+    }
+    if (n) s += n;
+  }
+  return s + (pos.turn === 'b' ? '0' : '');
 }
 
 const sqName = (f, r) => 'abcdefghi'[f] + r;
@@ -704,18 +725,22 @@ function editPage(text) {
   async function check() {
     const fen = toFen(pos);
     fenIn.value = fen;
+    qsIn.value = toQstring(pos);
     const local = setupProblem(pos);
     const seq = ++checkSeq;
     if (local) { msg.replaceChildren(el('p', { class: 'error' }, local)); return; }
     const r = await api('/api/probe?fen=' + encodeURIComponent(fenParam(fen)));
     if (seq !== checkSeq) return;
     if (r.ok) {
-      qsIn.value = r.body.qstring;
       msg.replaceChildren(el('p', { class: 'notice' }, t('edit.ok'), ' ', valueText(r.body)));
     } else if (r.status === 404) {
       msg.replaceChildren(el('p', { class: 'notice' }, t('edit.notable', { msg: r.body.error })));
     } else {
-      msg.replaceChildren(el('p', { class: 'error' }, t('rule.server', { msg: r.body.error })));
+      // The one rule only the server checks here: the side not to move must not be in check.
+      const check = /(Red|Black), the side not to move, is in check/.exec(r.body.error || '');
+      msg.replaceChildren(el('p', { class: 'error' }, check
+        ? t('rule.check', { side: t('side.' + (check[1] === 'Red' ? 'w' : 'b')) })
+        : t('rule.server', { msg: r.body.error })));
     }
   }
   function draw() {

@@ -78,13 +78,16 @@ impl From<ProbeError> for ApiError {
     }
 }
 
-/// A successful answer: JSON, cacheable (a table never changes while it is served).
+/// A successful answer about positions or one table: JSON, cacheable for a day (a table never
+/// changes while it is served).
 fn ok<T: Serialize>(value: T) -> Response {
+    cached(value, "public, max-age=86400")
+}
+
+fn cached<T: Serialize>(value: T, cache: &'static str) -> Response {
     let mut r = Json(value).into_response();
-    r.headers_mut().insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=86400"),
-    );
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
     r
 }
 
@@ -234,7 +237,8 @@ async fn tables(axum::extract::State(state): AppState) -> Result<Response, ApiEr
         Ok(out)
     })
     .await?;
-    Ok(ok(r))
+    // The list changes when a table is built into the directory: a minute.
+    Ok(cached(r, "public, max-age=60"))
 }
 
 async fn stats(
