@@ -285,6 +285,8 @@ fn the_query_page_in_a_real_browser() {
         json!([]),
     );
     assert_eq!(rows, 5);
+    let link = b.text("tr[data-material='KNKA'] a.longest");
+    assert_eq!(link, "0: 29", "order: plies of the longest win");
     b.screenshot(&shots.join("tables.png"));
 
     // Play mode: no values shown; the user moves, the tables answer.
@@ -333,10 +335,7 @@ fn the_query_page_in_a_real_browser() {
          (Two kings facing each other on an open file count as check.)"
     );
     let qs = b.eval("return document.querySelector('#edit-qs').value", json!([]));
-    assert_eq!(
-        qs, "4K4999999994k4",
-        "the classic string follows the board"
-    );
+    assert_eq!(qs, "4K4999999994k4", "the classic string follows the board");
     b.screenshot(&shots.join("editor.png"));
 
     drop(b);

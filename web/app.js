@@ -39,7 +39,7 @@ const TEXT = {
     'tables.title': 'Tables', 'tables.none': 'No tables in this directory yet: build some with `xqtb build KNKA --dir <DIR>`.',
     'tables.material': 'Material', 'tables.positions': 'Positions', 'tables.redwin': 'Red win %', 'tables.blackdraw': 'Black draw %',
     'tables.longest': 'Longest win (order: plies)', 'tables.size': 'File size', 'tables.unavailable': 'Unavailable tables',
-    'tables.group': '{red} against {black}', 'tables.nothing': 'no attacking piece',
+    'tables.group': '{red} against {black}', 'tables.nothing': 'no attacking piece', 'tables.defenders': 'Kings, advisors and elephants only',
     'stats.title': 'Statistics of {m}', 'stats.side': 'Side to move', 'stats.legal': 'Legal', 'stats.win': 'Win', 'stats.draw': 'Draw', 'stats.loss': 'Loss',
     'stats.longest': 'Longest win per order', 'stats.order': 'Order', 'stats.plies': 'Plies', 'stats.example': 'Example position',
     'stats.hist': 'Distance histogram, {side} to move, order {o}', 'stats.histnote': 'Positions per distance to conversion: odd distances are wins (green), even are losses (red).',
@@ -88,7 +88,7 @@ const TEXT = {
     'tables.title': '殘局庫', 'tables.none': '此目錄中還沒有殘局庫：用 `xqtb build KNKA --dir <DIR>` 建造。',
     'tables.material': '子力', 'tables.positions': '局面數', 'tables.redwin': '紅勝率 %', 'tables.blackdraw': '黑和率 %',
     'tables.longest': '最長著手（階：步）', 'tables.size': '檔案大小', 'tables.unavailable': '無法使用的殘局庫',
-    'tables.group': '{red} 對 {black}', 'tables.nothing': '無攻擊子',
+    'tables.group': '{red} 對 {black}', 'tables.nothing': '無攻擊子', 'tables.defenders': '只有將帥、士、象',
     'stats.title': '{m} 統計', 'stats.side': '走子方', 'stats.legal': '合法', 'stats.win': '勝', 'stats.draw': '和', 'stats.loss': '負',
     'stats.longest': '各階最長著手', 'stats.order': '階', 'stats.plies': '步', 'stats.example': '例局',
     'stats.hist': '步數分佈，輪{side}走，階 {o}', 'stats.histnote': '各步數（到轉換）的局面數：奇數為勝（綠），偶數為負（紅）。',
@@ -802,7 +802,7 @@ function attackName(a) {
   return [...a].map((c) => prefs.lang === 'zh' ? NAMES[c][1] : NAMES[c][0]).join(prefs.lang === 'zh' ? '' : ' + ');
 }
 function longestLinks(list) {
-  return list.length ? list.map((l, i) => [i ? ', ' : '', el('a', { href: '/?fen=' + fenParam(l.fen), 'data-nav': '' }, l.order + ': ' + l.distance)]) : '—';
+  return list.length ? list.flatMap((l, i) => [i ? ', ' : '', el('a', { href: '/?fen=' + fenParam(l.fen), 'data-nav': '', class: 'longest' }, l.order + ': ' + l.distance)]) : '—';
 }
 
 function tablesPage() {
@@ -825,7 +825,7 @@ function tablesPage() {
     const keys = [...groups.keys()].sort((x, y) => y.length - x.length || (x < y ? -1 : 1));
     for (const key of keys) {
       const [a, b] = key.split('|');
-      out.push(el('h2', {}, t('tables.group', { red: attackName(a), black: attackName(b) })));
+      out.push(el('h2', {}, a || b ? t('tables.group', { red: attackName(a), black: attackName(b) }) : t('tables.defenders')));
       const tb = el('tbody', {});
       for (const x of groups.get(key)) {
         tb.append(el('tr', { 'data-material': x.material },
