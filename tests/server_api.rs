@@ -93,7 +93,8 @@ fn probe_answers_equal_the_cli() {
     );
     assert_eq!(gz.header("content-encoding"), Some("gzip"));
     let (ok, log) = server.stop();
-    assert!(ok, "clean exit on SIGTERM; log:\n{log}");
+    assert!(ok, "clean exit on Ctrl-C (SIGINT); log:\n{log}");
+    assert!(log.contains("shutting down"), "{log}");
     assert!(!log.contains("ERROR") && !log.contains("panicked"), "{log}");
 }
 

@@ -71,9 +71,10 @@ impl Server {
         format!("{}{path}", self.base)
     }
 
-    /// Stops the server with SIGTERM and returns its exit success and its log (stderr).
+    /// Stops the server as Ctrl-C does (SIGINT) and returns its exit success and its log
+    /// (stderr).
     pub fn stop(mut self) -> (bool, String) {
-        let ok = terminate(&mut self.child);
+        let ok = signal(&mut self.child, "-INT");
         let mut log = String::new();
         if let Some(mut e) = self.stderr.take() {
             let _ = e.read_to_string(&mut log);
@@ -82,9 +83,10 @@ impl Server {
     }
 }
 
-fn terminate(child: &mut Child) -> bool {
+/// Sends a signal to the child (by its pid) and waits up to 5 s for it to exit.
+fn signal(child: &mut Child, sig: &str) -> bool {
     let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+        .args([sig, &child.id().to_string()])
         .status();
     for _ in 0..100 {
         if let Ok(Some(s)) = child.try_wait() {
@@ -100,7 +102,7 @@ fn terminate(child: &mut Child) -> bool {
 impl Drop for Server {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {
-            terminate(&mut self.child);
+            signal(&mut self.child, "-TERM");
         }
     }
 }
