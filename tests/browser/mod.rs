@@ -165,7 +165,8 @@ impl Browser {
         .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
     }
 
-    /// Waits until `script` returns something other than null/false/"" (10 s at most).
+    /// Waits until `script` returns something other than null/false/"" (45 s at most: a busy
+    /// CI machine may be slow; a passing run waits far less).
     pub fn wait_for(&self, what: &str, script: &str) -> Value {
         let t0 = Instant::now();
         loop {
@@ -173,7 +174,7 @@ impl Browser {
             if !(v.is_null() || v == false || v == "") {
                 return v;
             }
-            if t0.elapsed() > Duration::from_secs(15) {
+            if t0.elapsed() > Duration::from_secs(45) {
                 let page = self.eval("return document.body.innerText", json!([]));
                 panic!("timed out waiting for {what}; page text:\n{page}");
             }
