@@ -55,6 +55,26 @@ fn shots() -> PathBuf {
     d
 }
 
+/// Waits until the page shows `want` as the value (history navigation is asynchronous: the
+/// old page may still be there for a moment).
+fn wait_value(b: &Browser, want: &str) {
+    let script = format!(
+        "const v = document.querySelector('#value'); return v && v.textContent === {}",
+        serde_json::to_string(want).unwrap()
+    );
+    b.wait_for(&format!("the value {want:?}"), &script);
+}
+
+/// Waits for a new position's value after a move: the FEN box shows another position.
+fn wait_new_value(b: &Browser, old_fen: &str) -> Value {
+    let script = format!(
+        "const v = document.querySelector('#value'); const f = document.querySelector('#fen'); \
+         return v && f && f.value !== {} && v.textContent",
+        serde_json::to_string(old_fen).unwrap()
+    );
+    b.wait_for("a new position", &script)
+}
+
 const VALUE_READY: &str =
     "const v = document.querySelector('#value'); return v ? v.textContent : null";
 const FEN: &str = "return document.querySelector('#fen').value";
@@ -124,32 +144,24 @@ fn the_query_page_in_a_real_browser() {
 
     // Back and forward, with the page's buttons and the browser's.
     b.click("#back");
-    assert_eq!(
-        b.wait_for("value after back", VALUE_READY),
-        value_sentence(&want)
-    );
+    wait_value(&b, &value_sentence(&want));
     b.click("#forward");
-    assert_eq!(
-        b.wait_for("value after forward", VALUE_READY),
-        value_sentence(&after)
-    );
+    wait_value(&b, &value_sentence(&after));
     b.back();
-    assert_eq!(
-        b.wait_for("value after browser back", VALUE_READY),
-        value_sentence(&want)
-    );
+    wait_value(&b, &value_sentence(&want));
 
     // "Suggested move" until the conversion: every position's value as the CLI has it, the
     // distance going down by one each ply.
     let mut seen = Vec::new();
     let mut distance = 21;
+    let mut fen = b.eval(FEN, json!([])).as_str().unwrap().to_string();
     for _ in 0..40 {
         b.click("#suggest");
-        let shown = b.wait_for("value after suggested move", VALUE_READY);
-        let fen = b.eval(FEN, json!([])).as_str().unwrap().to_string();
+        let shown = wait_new_value(&b, &fen);
+        fen = b.eval(FEN, json!([])).as_str().unwrap().to_string();
         let p = cli_probe(dir.path(), &fen);
         assert_eq!(shown, value_sentence(&p), "{fen}");
-        seen.push(fen);
+        seen.push(fen.clone());
         if p["material"] != "KNKA" {
             break;
         }
@@ -177,7 +189,7 @@ fn the_query_page_in_a_real_browser() {
     );
     b.back();
     let p = cli_probe(dir.path(), &seen[seen.len() - 2]);
-    assert_eq!(b.wait_for("one ply back", VALUE_READY), value_sentence(&p));
+    wait_value(&b, &value_sentence(&p));
 
     // Flip the board: Red's king goes to the top half.
     b.goto(&server.url(&format!("/?fen={start}")));
@@ -325,9 +337,11 @@ fn the_query_page_in_a_real_browser() {
         "const i = document.querySelector('#edit-fen'); i.value = '4k4/9/9/9/9/9/9/9/9/4K4 w'; i.nextSibling.click()",
         json!([]),
     );
+    // The old message stays until the server has answered for the new setup.
     let msg = b.wait_for(
         "the check rule",
-        "const s = document.querySelector('#edit-status .error'); return s && s.textContent",
+        "const s = document.querySelector('#edit-status .error'); \
+         return s && s.textContent.includes('in check') && s.textContent",
     );
     assert_eq!(
         msg,

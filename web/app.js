@@ -301,7 +301,7 @@ function setupProblem(pos) {
 
 // ---------------------------------------------------------------- the board
 
-const S = 60, M = 44; // point spacing, margin
+const S = 60, M = 54; // point spacing, margin (room for the file numbers outside the pieces)
 const W = 8 * S + 2 * M, H = 9 * S + 2 * M;
 
 /** Draws a board; returns an object to update pieces, highlights and arrows. */
@@ -341,7 +341,7 @@ function makeBoard(opts) {
   for (let f = 0; f < 9; f++) {
     const [x] = xy(f, 0);
     const bottomRed = !prefs.flipped;
-    grid.append(sv('text', { class: 'coord', x, y: H - 10, 'text-anchor': 'middle' }, bottomRed ? RED[f] : BLK[f]));
+    grid.append(sv('text', { class: 'coord', x, y: H - 8, 'text-anchor': 'middle' }, bottomRed ? RED[f] : BLK[f]));
     grid.append(sv('text', { class: 'coord', x, y: 18, 'text-anchor': 'middle' }, bottomRed ? BLK[f] : RED[f]));
   }
   svg.append(grid);
@@ -653,7 +653,14 @@ function playPage(text, userSide) {
   async function load(fen, last) {
     const r = await api('/api/probe?fen=' + encodeURIComponent(fenParam(fen)));
     side.textContent = '';
-    if (!r.ok) { side.append(el('p', { class: 'error', id: 'error' }, r.body.error)); return; }
+    if (!r.ok) {
+      try { board.setPosition(parsePosition(fen).pos, last); } catch (e) { /* the error says why */ }
+      side.append(el('p', { class: 'error', id: 'error' }, r.body.error),
+        el('div', { class: 'toolbar' },
+          el('button', { type: 'button', onclick: () => history.back() }, t('btn.back')),
+          el('a', { class: 'btn', href: '/edit?fen=' + encodeURIComponent(fenParam(fen)), 'data-nav': '' }, t('btn.edit'))));
+      return;
+    }
     cur = r.body;
     if (!you) { you = cur.side; history.replaceState(null, '', url(cur.fen)); }
     if (you === 'b' && !positionPage.flipSet) prefs.flipped = true;
