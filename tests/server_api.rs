@@ -332,3 +332,60 @@ fn pages_and_assets_are_served_from_the_binary() {
     }
     assert_eq!(get(&server.url("/no/such/page")).status, 404);
 }
+
+#[test]
+fn start_up_errors_are_messages() {
+    let out = xqtb()
+        .args([
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--dir",
+            "/nonexistent/xqtb-tables",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cannot read table directory"), "{err}");
+    // An address already taken.
+    let dir = tempfile::tempdir().unwrap();
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let out = xqtb()
+        .args(["serve", "--addr", &addr, "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("cannot listen on {addr}")), "{err}");
+}
+
+#[test]
+fn only_table_files_are_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), "KNK");
+    // Not tables: a stray name, a non-canonical material name, another extension.
+    std::fs::write(dir.path().join("notes.xqtb"), b"x").unwrap();
+    std::fs::write(dir.path().join("KKN.xqtb"), b"x").unwrap();
+    std::fs::write(dir.path().join("KRK.txt"), b"x").unwrap();
+    let server = Server::start(dir.path());
+    assert!(server.banner.contains("with 2 tables"), "{}", server.banner);
+    let t = get(&server.url("/api/tables")).json();
+    let names: Vec<&str> = t["tables"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["material"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["KK", "KNK"]);
+    // Other methods are refused with a 4xx, not an error.
+    let r = ureq::post(&server.url("/api/probe?fen=x"))
+        .config()
+        .http_status_as_error(false)
+        .build()
+        .send_empty()
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 405);
+}
