@@ -105,10 +105,21 @@ const TEXT = {
   },
 };
 
+/** Storage that never throws (private windows and disabled storage just forget). */
+function store(kind) {
+  let st = null;
+  try { st = window[kind]; st.getItem('x'); } catch (e) { st = null; }
+  return {
+    get: (k) => { try { return st ? st.getItem(k) : null; } catch (e) { return null; } },
+    set: (k, v) => { try { if (st) st.setItem(k, v); } catch (e) { /* full or disabled */ } },
+  };
+}
+const local = store('localStorage'), session = store('sessionStorage');
+
 const prefs = {
-  lang: localStorage.getItem('xqtb.lang') || ((navigator.language || '').startsWith('zh') ? 'zh' : 'en'),
-  notation: localStorage.getItem('xqtb.notation') || 'zh',
-  pieces: localStorage.getItem('xqtb.pieces') || 'han',
+  lang: local.get('xqtb.lang') || ((navigator.language || '').startsWith('zh') ? 'zh' : 'en'),
+  notation: local.get('xqtb.notation') || 'zh',
+  pieces: local.get('xqtb.pieces') || 'han',
   flipped: false,
 };
 
@@ -527,14 +538,14 @@ function positionPage(text) {
   const boardCol = el('div', { class: 'board-col' }, board.svg);
   root.replaceChildren(el('div', { class: 'layout' }, boardCol, side));
   let result = null;
-  const last = sessionStorage.getItem('xqtb.last:' + fenParam(text));
+  const last = session.get('xqtb.last:' + fenParam(text));
   if (parsed) board.setPosition(parsed.pos, last);
   side.append(el('p', { class: 'small', text: t('loading') }));
 
   const stopLine = () => { stopAutoplay(); render(); };
   const play = (m) => {
     stopAutoplay();
-    sessionStorage.setItem('xqtb.last:' + fenParam(m.fen), m.move);
+    session.set('xqtb.last:' + fenParam(m.fen), m.move);
     go('/?fen=' + fenParam(m.fen));
   };
   const suggest = () => { if (result && result.moves.length) play(result.moves[0]); };
@@ -554,7 +565,7 @@ function positionPage(text) {
     const explain = el('p', { class: 'explain' }, t('explain'), ' ', el('a', { href: '/help#order', 'data-nav': '' }, t('more')));
     side.append(explain);
     if (r.order > 0) side.append(el('p', { class: 'notice', id: 'order-note' }, t('explain.orders', { o: r.order })));
-    const lineEnd = sessionStorage.getItem('xqtb.lineEnd:' + fenParam(r.fen));
+    const lineEnd = session.get('xqtb.lineEnd:' + fenParam(r.fen));
     if (lineEnd) side.append(el('p', { class: 'notice', id: 'line-end' }, t('line.end.' + lineEnd)));
     side.append(el('div', { class: 'toolbar' },
       el('button', { id: 'back', type: 'button', onclick: () => history.back(), title: '←' }, t('btn.back')),
@@ -632,9 +643,9 @@ function advanceLine() {
   if (!a) return;
   if (a.i >= a.steps.length) { autoplay = null; route(); return; }
   const s = a.steps[a.i++];
-  sessionStorage.setItem('xqtb.last:' + fenParam(s.fen), s.move);
+  session.set('xqtb.last:' + fenParam(s.fen), s.move);
   if (a.i === a.steps.length) {
-    sessionStorage.setItem('xqtb.lineEnd:' + fenParam(s.fen), a.end);
+    session.set('xqtb.lineEnd:' + fenParam(s.fen), a.end);
     autoplay = null;
   }
   go('/?fen=' + fenParam(s.fen));
@@ -996,13 +1007,13 @@ function applyText() {
 function init() {
   const nota = document.getElementById('notation');
   nota.value = prefs.notation;
-  nota.onchange = () => { prefs.notation = nota.value; localStorage.setItem('xqtb.notation', nota.value); route(); };
+  nota.onchange = () => { prefs.notation = nota.value; local.set('xqtb.notation', nota.value); route(); };
   const pieces = document.getElementById('pieces');
   pieces.value = prefs.pieces;
-  pieces.onchange = () => { prefs.pieces = pieces.value; localStorage.setItem('xqtb.pieces', pieces.value); route(); };
+  pieces.onchange = () => { prefs.pieces = pieces.value; local.set('xqtb.pieces', pieces.value); route(); };
   document.getElementById('lang').onclick = () => {
     prefs.lang = prefs.lang === 'zh' ? 'en' : 'zh';
-    localStorage.setItem('xqtb.lang', prefs.lang);
+    local.set('xqtb.lang', prefs.lang);
     applyText();
     route();
   };
@@ -1011,7 +1022,7 @@ function init() {
       (!document.documentElement.dataset.theme && matchMedia('(prefers-color-scheme: dark)').matches);
     const next = dark ? 'light' : 'dark';
     document.documentElement.dataset.theme = next;
-    localStorage.setItem('xqtb.theme', next);
+    local.set('xqtb.theme', next);
   };
   applyText();
   route();
