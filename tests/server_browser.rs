@@ -227,6 +227,37 @@ fn the_query_page_in_a_real_browser() {
     b.click("#lang");
     b.wait_for("English again", VALUE_READY);
 
+    // Orders above 0 (tables built under the Asian rules) are shown and explained. No table
+    // has them yet, so the page's own requests are answered with order 2 here.
+    b.eval(
+        "const orig = window.fetch;
+         window.fetch = async (u, o) => {
+           const r = await orig(u, o);
+           if (!String(u).startsWith('/api/probe')) return r;
+           const j = await r.json();
+           if (j.order !== null) j.order = 2;
+           for (const m of j.moves || []) if (m.order !== null) m.order = 2;
+           return new Response(JSON.stringify(j), {status: r.status, headers: {'content-type': 'application/json'}});
+         };
+         window.dispatchEvent(new PopStateEvent('popstate'));",
+        json!([]),
+    );
+    wait_value(&b, "Red to move wins: 21 plies to conversion, order 2");
+    let note = b.text("#order-note");
+    assert!(
+        note.contains("order 2 > 0") && note.contains("perpetual check or chase"),
+        "{note}"
+    );
+    let ov = b.text("#moves li[data-move='e4c5'] .v");
+    assert_eq!(ov, "(2-020)");
+    b.goto(&server.url(&format!("/?fen={start}")));
+    wait_value(&b, "Red to move wins: 21 plies to conversion, order 0");
+    let notes = b.eval(
+        "return document.querySelectorAll('#order-note').length",
+        json!([]),
+    );
+    assert_eq!(notes, 0, "no order note at order 0");
+
     // Dark mode, and a phone-sized window.
     b.click("#theme");
     b.wait_for(
