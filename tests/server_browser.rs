@@ -86,8 +86,13 @@ fn the_query_page_in_a_real_browser() {
         if std::env::var("CI").as_deref() == Ok("true") {
             panic!("CI=true but chromium / chromedriver are not installed (.ci/run installs them)");
         }
-        println!("NOTICE: browser test skipped: no chromium + chromedriver (apt-get install chromium chromium-driver fonts-wqy-zenhei; CI=true makes this a failure)");
-        eprintln!("NOTICE: browser test skipped: chromium / chromedriver not installed");
+        // Straight to stderr, past the test harness's capture, so that `cargo test` shows it.
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "NOTICE: browser test skipped: no chromium + chromedriver on PATH \
+             (bash scripts/install-browser.sh installs them; with CI=true this fails)"
+        );
         return;
     };
     let dir = tempfile::tempdir().unwrap();

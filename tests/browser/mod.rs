@@ -22,7 +22,7 @@ pub fn find_browser() -> Option<(PathBuf, PathBuf)> {
 
 fn which(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    for dir in std::env::split_paths(&path).chain([PathBuf::from("/usr/bin")]) {
+    for dir in std::env::split_paths(&path) {
         for n in names {
             let p = dir.join(n);
             if p.is_file() {
