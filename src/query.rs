@@ -9,7 +9,7 @@ use crate::notation;
 use crate::piece::{Color, Role};
 use crate::position::{Move, Position};
 use crate::qstring::{parse_qstring, to_qstring};
-use crate::table::{file_name, table_path, TableError, TableFile};
+use crate::table::{file_name, TableError};
 use crate::tablebase::{MoveValue, ProbeError, Tablebase};
 use crate::value::{Outcome, Value};
 use serde::Serialize;
@@ -512,53 +512,6 @@ pub fn table_materials(dir: &Path) -> std::io::Result<Vec<Material>> {
     }
     out.sort_by_key(|m| m.to_string());
     Ok(out)
-}
-
-/// Checks a table file's whole-file checksum (its trailer: crc32 of every byte before it,
-/// `formats/table.md`) without decompressing anything.
-pub fn check_file_checksum(dir: &Path, material: Material) -> Result<(), TableError> {
-    let path = table_path(dir, material);
-    let f = std::fs::File::open(&path).map_err(|source| TableError::Io {
-        path: path.clone(),
-        source,
-    })?;
-    // The header first: a bad magic or version says more than a checksum mismatch.
-    TableFile::from_reader(f, &path, 0)?;
-    let mut f = std::fs::File::open(&path).map_err(|source| TableError::Io {
-        path: path.clone(),
-        source,
-    })?;
-    let len = f
-        .metadata()
-        .map_err(|source| TableError::Io {
-            path: path.clone(),
-            source,
-        })?
-        .len();
-    use std::io::Read;
-    let mut crc = crc32fast::Hasher::new();
-    let mut left = len.saturating_sub(4);
-    let mut buf = vec![0u8; 1 << 20];
-    while left > 0 {
-        let n = left.min(buf.len() as u64) as usize;
-        f.read_exact(&mut buf[..n])
-            .map_err(|source| TableError::Io {
-                path: path.clone(),
-                source,
-            })?;
-        crc.update(&buf[..n]);
-        left -= n as u64;
-    }
-    let mut trailer = [0u8; 4];
-    f.read_exact(&mut trailer)
-        .map_err(|source| TableError::Io {
-            path: path.clone(),
-            source,
-        })?;
-    if crc.finalize() != u32::from_le_bytes(trailer) {
-        return Err(TableError::FileChecksum(path));
-    }
-    Ok(())
 }
 
 /// The best moves of a probed position, in UCCI.

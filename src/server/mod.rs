@@ -13,7 +13,7 @@ mod assets;
 
 use crate::material::Material;
 use crate::query::{self, TableStats};
-use crate::tablebase::Tablebase;
+use crate::tablebase::{ProbeError, Tablebase};
 use axum::Router;
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -57,17 +57,18 @@ impl State {
         }
     }
 
-    /// Checks a table's whole-file checksum the first time it is needed; the answer (good or
-    /// bad) is kept. A table that is not there passes: probing it says it is missing.
+    /// Checks a table's whole-file checksum the first time it is needed (the header, value
+    /// table and block index are checked when it opens, each block when it is read); the answer,
+    /// good or bad, is kept. A table that is not there passes: probing it says it is missing.
     fn check_table(&self, material: Material) -> Result<(), String> {
         let material = material.canonical();
         if let Some(r) = self.checked.lock().unwrap().get(&material) {
             return r.clone();
         }
-        let r = if crate::table::table_path(&self.dir, material).exists() {
-            query::check_file_checksum(&self.dir, material).map_err(|e| e.to_string())
-        } else {
-            return Ok(());
+        let r = match self.tb.table(material) {
+            Err(ProbeError::Missing { .. }) => return Ok(()),
+            Err(e) => Err(e.to_string()),
+            Ok(t) => t.file.verify_file_checksum().map_err(|e| e.to_string()),
         };
         if let Err(e) = &r {
             tracing::warn!("table unavailable: {e}");
@@ -76,7 +77,7 @@ impl State {
         r
     }
 
-    fn stats(&self, material: Material) -> Result<Arc<TableStats>, crate::tablebase::ProbeError> {
+    fn stats(&self, material: Material) -> Result<Arc<TableStats>, ProbeError> {
         let material = material.canonical();
         if let Some(s) = self.stats.lock().unwrap().get(&material) {
             return Ok(s.clone());
@@ -142,13 +143,14 @@ pub async fn run(config: Config) -> std::io::Result<()> {
         })?;
     let addr = listener.local_addr()?;
     let mib = |b: u64| b as f64 / (1 << 20) as f64;
-    // A table's cache never holds more than its decoded blocks.
+    // A table's cache never holds more than its blocks (a table that cannot be opened now
+    // counts nothing: requests will say what is wrong with it).
     let bound: u64 = tables
         .iter()
         .filter_map(|m| {
             crate::table::TableFile::open(&crate::table::table_path(&config.dir, *m), 0).ok()
         })
-        .map(|t| (config.cache_bytes as u64).min(t.header().entries * 2 * 4))
+        .map(|t| crate::table::cache_limit(t.header(), config.cache_bytes) as u64)
         .sum();
     println!(
         "xqtb serve: listening on http://{addr}/ with {} table{} from {} \

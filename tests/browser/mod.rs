@@ -44,7 +44,7 @@ pub struct Browser {
 fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(60)))
+        .timeout_global(Some(Duration::from_secs(120)))
         .build()
         .into()
 }
@@ -94,7 +94,7 @@ impl Browser {
             .unwrap_or(true)
         {
             assert!(
-                t0.elapsed() < Duration::from_secs(20),
+                t0.elapsed() < Duration::from_secs(60),
                 "chromedriver did not start"
             );
             std::thread::sleep(Duration::from_millis(100));
@@ -165,7 +165,7 @@ impl Browser {
         .unwrap_or_else(|e| panic!("script failed: {e}\n{script}"))
     }
 
-    /// Waits until `script` returns something other than null/false/"" (45 s at most: a busy
+    /// Waits until `script` returns something other than null/false/"" (90 s at most: a busy
     /// CI machine may be slow; a passing run waits far less).
     pub fn wait_for(&self, what: &str, script: &str) -> Value {
         let t0 = Instant::now();
@@ -174,7 +174,7 @@ impl Browser {
             if !(v.is_null() || v == false || v == "") {
                 return v;
             }
-            if t0.elapsed() > Duration::from_secs(45) {
+            if t0.elapsed() > Duration::from_secs(90) {
                 let page = self.eval("return document.body.innerText", json!([]));
                 panic!("timed out waiting for {what}; page text:\n{page}");
             }

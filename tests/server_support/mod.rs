@@ -5,7 +5,8 @@
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{Child, Command, Stdio};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 pub fn xqtb() -> Command {
@@ -32,7 +33,9 @@ pub struct Server {
     pub base: String,
     /// The first line it printed.
     pub banner: String,
-    stderr: Option<ChildStderr>,
+    /// Reads the server's log (stderr) as it comes, so that a long log never fills the pipe
+    /// and blocks the server; joined by `stop`.
+    log: Option<JoinHandle<String>>,
 }
 
 impl Server {
@@ -58,12 +61,17 @@ impl Server {
             let mut sink = String::new();
             let _ = out.read_to_string(&mut sink);
         });
-        let stderr = child.stderr.take();
+        let mut stderr = child.stderr.take().unwrap();
+        let log = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = stderr.read_to_string(&mut text);
+            text
+        });
         Server {
             child,
             base,
             banner,
-            stderr,
+            log: Some(log),
         }
     }
 
@@ -75,20 +83,22 @@ impl Server {
     /// (stderr).
     pub fn stop(mut self) -> (bool, String) {
         let ok = signal(&mut self.child, "-INT");
-        let mut log = String::new();
-        if let Some(mut e) = self.stderr.take() {
-            let _ = e.read_to_string(&mut log);
-        }
+        let log = self
+            .log
+            .take()
+            .and_then(|h| h.join().ok())
+            .unwrap_or_default();
         (ok, log)
     }
 }
 
-/// Sends a signal to the child (by its pid) and waits up to 5 s for it to exit.
+/// Sends a signal to the child (by its pid) and waits up to 60 s (a busy machine) for it to
+/// exit; kills it if it has not.
 fn signal(child: &mut Child, sig: &str) -> bool {
     let _ = Command::new("kill")
         .args([sig, &child.id().to_string()])
         .status();
-    for _ in 0..100 {
+    for _ in 0..1200 {
         if let Ok(Some(s)) = child.try_wait() {
             return s.success();
         }
