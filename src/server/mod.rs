@@ -112,11 +112,11 @@ pub fn router(state: Arc<State>, log_requests: bool) -> Router {
                 .on_response(
                     |res: &axum::http::Response<_>, latency: Duration, _span: &tracing::Span| {
                         let status = res.status().as_u16();
-                        let ms = latency.as_secs_f64() * 1000.0;
+                        let ms = format_args!("{:.3}", latency.as_secs_f64() * 1000.0);
                         if status >= 500 {
-                            tracing::error!(status, ms, "response");
+                            tracing::error!(status, %ms, "response");
                         } else {
-                            tracing::info!(status, ms, "response");
+                            tracing::info!(status, %ms, "response");
                         }
                     },
                 )
