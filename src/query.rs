@@ -293,9 +293,49 @@ fn most_advanced_pawn(pos: &Position, color: Color) -> Option<u8> {
         .max()
 }
 
+/// What one run of a side's entries holds; runs are counted in parallel and merged.
+#[derive(Default)]
+struct Tally {
+    win: u64,
+    draw: u64,
+    loss: u64,
+    /// Decided positions per (order, distance).
+    hist: BTreeMap<(u16, u16), u64>,
+    /// Per order: the longest win and the smallest index holding it.
+    longest: BTreeMap<u16, (u16, u64)>,
+    /// Per (Red's, Black's) most advanced pawn: [loss, draw, win].
+    pawns: BTreeMap<(Option<u8>, Option<u8>), [u64; 3]>,
+}
+
+impl Tally {
+    /// Both runs together; the result does not depend on the order of merging.
+    fn merge(mut self, b: Tally) -> Tally {
+        self.win += b.win;
+        self.draw += b.draw;
+        self.loss += b.loss;
+        for (k, n) in b.hist {
+            *self.hist.entry(k).or_default() += n;
+        }
+        for (order, (d, i)) in b.longest {
+            let e = self.longest.entry(order).or_insert((d, i));
+            if d > e.0 || (d == e.0 && i < e.1) {
+                *e = (d, i);
+            }
+        }
+        for (k, c) in b.pawns {
+            let e = self.pawns.entry(k).or_default();
+            for j in 0..3 {
+                e[j] += c[j];
+            }
+        }
+        self
+    }
+}
+
 /// Reads every entry of a table: counts, per-order longest wins, the distance histogram and,
-/// for tables with pawns, the split by most advanced pawns.
+/// for tables with pawns, the split by most advanced pawns. Blocks are read in parallel.
 pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, ProbeError> {
+    use rayon::prelude::*;
     let t = tb.table(material)?;
     let h = t.file.header().clone();
     let has_pawns = h.material.count(Color::Red, Role::Pawn) > 0
@@ -303,13 +343,9 @@ pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, Pro
     let mut sides = Vec::with_capacity(2);
     for side in 0..2 {
         let turn = Color::ALL[side];
-        let mut hist: BTreeMap<(u16, u16), u64> = BTreeMap::new();
-        // Per order: (longest distance, smallest index holding it).
-        let mut longest: BTreeMap<u16, (u16, u64)> = BTreeMap::new();
-        let mut pawns: BTreeMap<(Option<u8>, Option<u8>), [u64; 3]> = BTreeMap::new();
-        let (mut win, mut draw, mut loss) = (0u64, 0u64, 0u64);
         let be = h.block_entries as u64;
-        for block in 0..h.blocks_per_side() {
+        let count_block = |block: u64| -> Result<Tally, ProbeError> {
+            let mut tally = Tally::default();
             for (k, &code) in t.file.read_block(side, block)?.iter().enumerate() {
                 let Some(v) = Value::from_code(code) else {
                     continue;
@@ -317,14 +353,15 @@ pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, Pro
                 let index = block * be + k as u64;
                 let mult = t.indexer.multiplicity(index) as u64;
                 match v.outcome() {
-                    Outcome::Win => win += mult,
-                    Outcome::Draw => draw += mult,
-                    Outcome::Loss => loss += mult,
+                    Outcome::Win => tally.win += mult,
+                    Outcome::Draw => tally.draw += mult,
+                    Outcome::Loss => tally.loss += mult,
                 }
                 if let Value::Decided { order, distance } = v {
-                    *hist.entry((order, distance)).or_default() += mult;
+                    *tally.hist.entry((order, distance)).or_default() += mult;
                     if distance % 2 == 1 {
-                        let e = longest.entry(order).or_insert((distance, index));
+                        // Indices rise within a block: the first one of a distance is kept.
+                        let e = tally.longest.entry(order).or_insert((distance, index));
                         if distance > e.0 {
                             *e = (distance, index);
                         }
@@ -341,11 +378,22 @@ pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, Pro
                         most_advanced_pawn(&pos, Color::Red),
                         most_advanced_pawn(&pos, Color::Black),
                     );
-                    let c = pawns.entry(key).or_default();
-                    c[v.outcome() as usize] += mult;
+                    tally.pawns.entry(key).or_default()[v.outcome() as usize] += mult;
                 }
             }
-        }
+            Ok(tally)
+        };
+        let Tally {
+            win,
+            draw,
+            loss,
+            hist,
+            longest,
+            pawns,
+        } = (0..h.blocks_per_side())
+            .into_par_iter()
+            .map(count_block)
+            .try_reduce(Tally::default, |a, b| Ok(a.merge(b)))?;
         let decode =
             |order: u16, (distance, index): (u16, u64)| -> Result<LongestWin, ProbeError> {
                 let pos = t.indexer.decode(index, turn).ok_or_else(|| {
@@ -527,4 +575,35 @@ pub fn best_moves(result: &ProbeResult) -> Vec<&str> {
 /// The move `ucci` if it is legal in `pos`.
 pub fn legal_move(pos: &Position, ucci: &str) -> Option<Move> {
     Move::parse(ucci).filter(|m| pos.legal_moves().contains(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tally;
+
+    fn tally(longest: &[(u16, u16, u64)], win: u64) -> Tally {
+        Tally {
+            win,
+            longest: longest.iter().map(|&(o, d, i)| (o, (d, i))).collect(),
+            hist: [((0, 1), win)].into_iter().collect(),
+            ..Tally::default()
+        }
+    }
+
+    #[test]
+    fn merging_runs_keeps_the_longest_win_at_the_smallest_index_in_any_order() {
+        let a = || tally(&[(0, 7, 40), (1, 3, 5)], 2);
+        let b = || tally(&[(0, 7, 12), (2, 9, 99)], 3);
+        let c = || tally(&[(0, 5, 1), (1, 3, 4)], 1);
+        for m in [
+            a().merge(b()).merge(c()),
+            c().merge(b()).merge(a()),
+            b().merge(c().merge(a())),
+        ] {
+            let longest: Vec<_> = m.longest.into_iter().collect();
+            assert_eq!(longest, [(0, (7, 12)), (1, (3, 4)), (2, (9, 99))]);
+            assert_eq!(m.win, 6);
+            assert_eq!(m.hist[&(0, 1)], 6);
+        }
+    }
 }

@@ -24,12 +24,17 @@ type AppState = axum::extract::State<Arc<State>>;
 pub const MAINLINE_LIMIT: usize = 2000;
 
 pub fn routes() -> Router<Arc<State>> {
-    Router::new()
+    let quick = Router::new()
         .route("/api/probe", get(probe))
         .route("/api/mainline", get(mainline))
+        .route("/api/{*rest}", get(unknown))
+        .layer(super::timeout(super::QUICK));
+    // The list computes the statistics of tables with orders above 0 (their longest wins).
+    let full_pass = Router::new()
         .route("/api/tables", get(tables))
         .route("/api/stats/{material}", get(stats))
-        .route("/api/{*rest}", get(unknown))
+        .layer(super::timeout(super::FULL_PASS));
+    quick.merge(full_pass)
 }
 
 /// An API error: its status and a message naming the problem.

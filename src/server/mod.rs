@@ -33,14 +33,18 @@ pub struct Config {
     pub log_requests: bool,
 }
 
+/// One table's statistics once computed; locked while they are being computed.
+type StatsSlot = Mutex<Option<Arc<TableStats>>>;
+
 /// What the handlers share.
 pub struct State {
     tb: Tablebase,
     dir: PathBuf,
     /// Whole-file checksum results, per table, once checked.
     checked: Mutex<HashMap<Material, Result<(), String>>>,
-    /// Statistics computed so far (a full pass over a table; computed once).
-    stats: Mutex<HashMap<Material, Arc<TableStats>>>,
+    /// Statistics per table, computed once (a full pass over the table): requests arriving
+    /// while it runs wait for it on the table's own lock instead of starting another pass.
+    stats: Mutex<HashMap<Material, Arc<StatsSlot>>>,
     /// Bounds the probing work running at once on the blocking pool.
     work: Semaphore,
 }
@@ -78,30 +82,46 @@ impl State {
     }
 
     fn stats(&self, material: Material) -> Result<Arc<TableStats>, ProbeError> {
-        let material = material.canonical();
-        if let Some(s) = self.stats.lock().unwrap().get(&material) {
+        let slot = self
+            .stats
+            .lock()
+            .unwrap()
+            .entry(material.canonical())
+            .or_default()
+            .clone();
+        let mut slot = slot.lock().unwrap();
+        if let Some(s) = &*slot {
             return Ok(s.clone());
         }
-        let s = Arc::new(query::table_stats(&self.tb, material)?);
-        self.stats.lock().unwrap().insert(material, s.clone());
+        // An error is not kept: the next request tries again.
+        let s = Arc::new(query::table_stats(&self.tb, material.canonical())?);
+        *slot = Some(s.clone());
         Ok(s)
     }
 }
 
+/// How long a request may take before it is answered 503: probing, lines, lists and pages.
+pub(crate) const QUICK: Duration = Duration::from_secs(30);
+/// The same for a table's statistics, a full pass over the table on its first request (seconds
+/// for 100 M positions; a large table with pawns on a slow machine takes longer).
+pub(crate) const FULL_PASS: Duration = Duration::from_secs(600);
+
+/// A request taking longer than `limit` is answered 503.
+pub(crate) fn timeout(limit: Duration) -> tower_http::timeout::TimeoutLayer {
+    tower_http::timeout::TimeoutLayer::with_status_code(
+        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        limit,
+    )
+}
+
 /// The whole application: API, page, assets, with compression, timeouts and request logs.
 pub fn router(state: Arc<State>, log_requests: bool) -> Router {
-    use axum::http::StatusCode;
     use tower_http::compression::CompressionLayer;
-    use tower_http::timeout::TimeoutLayer;
     let app = Router::new()
         .merge(api::routes())
-        .merge(assets::routes())
+        .merge(assets::routes().layer(timeout(QUICK)))
         .with_state(state)
-        .layer(CompressionLayer::new())
-        .layer(TimeoutLayer::with_status_code(
-            StatusCode::SERVICE_UNAVAILABLE,
-            Duration::from_secs(30),
-        ));
+        .layer(CompressionLayer::new());
     if log_requests {
         app.layer(
             tower_http::trace::TraceLayer::new_for_http()
