@@ -1,4 +1,6 @@
-//! `xqtb probe --json -`: one output line per input line, in order, flushed line by line.
+//! `xqtb probe -` (batch) beyond `tests/faults.rs` (which checks that each answer comes while
+//! stdin is still open): the text of each error line, CRLF and a last line without newline,
+//! the classic position string, and the text (non-JSON) batch.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -34,23 +36,15 @@ fn batch(dir: &Path, json: bool) -> std::process::Child {
 const EXAMPLE: &str = "4k4/4a4/9/9/9/4N4/9/5K3/9/9 w - - 0 1";
 
 #[test]
-fn batch_answers_every_line_in_order_and_flushes_each() {
+fn json_batch_names_each_bad_line_and_reads_every_form() {
     let dir = tempfile::tempdir().unwrap();
     build(dir.path(), "KNKA");
     let mut child = batch(dir.path(), true);
     let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-
-    // One line in, one line out, while stdin is still open: the answer is not held back.
+    let stdout = BufReader::new(child.stdout.take().unwrap());
     stdin.write_all(format!("{EXAMPLE}\n").as_bytes()).unwrap();
-    stdin.flush().unwrap();
-    let mut first = String::new();
-    stdout.read_line(&mut first).unwrap();
-    let v: serde_json::Value = serde_json::from_str(&first).unwrap();
-    assert_eq!(v["fen"], EXAMPLE);
-    assert_eq!(v["result"], "win");
-
-    // Then: a non-UTF-8 line, a blank line, a bad position, a line with CRLF, a valid one.
+    // Then: a non-UTF-8 line, blank lines, a bad position, a classic string with CRLF, and
+    // one without a final newline.
     stdin
         .write_all(b"4k4/4a4/9/9/9/4N4/9/5K3/9/9 \xff\xfe w\n")
         .unwrap();
@@ -66,7 +60,10 @@ fn batch_answers_every_line_in_order_and_flushes_each() {
         .collect();
     let status = child.wait().unwrap();
     assert!(status.success(), "JSON batch exits 0 even with bad lines");
-    assert_eq!(rest.len(), 6, "one output line per input line: {rest:?}");
+    assert_eq!(rest.len(), 7, "one output line per input line: {rest:?}");
+    assert_eq!(rest[0]["fen"], EXAMPLE);
+    assert_eq!(rest[0]["result"], "win");
+    let rest = &rest[1..];
 
     assert_eq!(
         rest[0]["fen"], "4k4/4a4/9/9/9/4N4/9/5K3/9/9 \u{fffd}\u{fffd} w",
