@@ -28,13 +28,28 @@ pub fn routes() -> Router<Arc<State>> {
         .route("/api/probe", get(probe))
         .route("/api/mainline", get(mainline))
         .route("/api/{*rest}", get(unknown))
-        .layer(super::timeout(super::QUICK));
+        .layer(super::timeout(super::QUICK))
+        .layer(axum::middleware::map_response(timed_out));
     // The list computes the statistics of tables with orders above 0 (their longest wins).
     let full_pass = Router::new()
         .route("/api/tables", get(tables))
         .route("/api/stats/{material}", get(stats))
-        .layer(super::timeout(super::FULL_PASS));
+        .layer(super::timeout(super::FULL_PASS))
+        .layer(axum::middleware::map_response(timed_out));
     quick.merge(full_pass)
+}
+
+/// The timeout's answer (a bare 503) as an API error saying what happened.
+async fn timed_out(r: Response) -> Response {
+    if r.status() == StatusCode::SERVICE_UNAVAILABLE
+        && !r.headers().contains_key(header::CONTENT_TYPE)
+    {
+        return ApiError::Unavailable(
+            "the request took too long and was stopped (the server is busy): try again".into(),
+        )
+        .into_response();
+    }
+    r
 }
 
 /// An API error: its status and a message naming the problem.
@@ -277,4 +292,34 @@ async fn unknown(Path(rest): Path<String>) -> ApiError {
         "no API endpoint /api/{rest}: there are /api/probe?fen=, /api/mainline?fen=, \
          /api/tables and /api/stats/<MATERIAL>"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+    use tower::ServiceExt;
+
+    #[tokio::test]
+    async fn a_request_out_of_time_is_a_json_503() {
+        let app: Router = Router::new()
+            .route(
+                "/slow",
+                get(|| async {
+                    tokio::time::sleep(Duration::from_secs(30)).await;
+                    "late"
+                }),
+            )
+            .layer(super::super::timeout(Duration::from_millis(50)))
+            .layer(axum::middleware::map_response(timed_out));
+        let req = axum::http::Request::get("/slow")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let r = app.oneshot(req).await.unwrap();
+        assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(r.headers()[header::CACHE_CONTROL], "no-store");
+        let body = axum::body::to_bytes(r.into_body(), 1 << 16).await.unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert!(v["error"].as_str().unwrap().contains("took too long"), "{v}");
+    }
 }
