@@ -244,7 +244,7 @@ impl Tablebase {
     }
 
     /// The principal line from a legal position to its next conversion: both sides play a best
-    /// move (the first in move order where several are best), until a capture or a position
+    /// move (the smallest [`Move`] where several are best), until a capture or a position
     /// without a legal move. Each move shortens the distance by one, so the line has as many
     /// moves as the position's distance; a drawn position has none.
     pub fn principal_line(&self, pos: &Position) -> Result<PrincipalLine, ProbeError> {
@@ -259,7 +259,7 @@ impl Tablebase {
                 line.end = LineEnd::Perpetual;
                 break;
             }
-            let Some(&step) = self.best_moves(&cur)?.first() else {
+            let Some(step) = self.best_moves(&cur)?.into_iter().min_by_key(|m| m.mv) else {
                 line.end = LineEnd::Mate;
                 break;
             };

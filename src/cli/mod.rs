@@ -5,6 +5,7 @@ mod index;
 mod moves;
 mod perft;
 mod probe;
+mod serve;
 mod show;
 mod stats;
 mod verify;
@@ -41,6 +42,8 @@ enum Command {
     Probe(probe::Args),
     /// Check every checksum, then every entry against its children (Fang 5.4).
     Verify(verify::Args),
+    /// Serve the query pages and JSON API over the tables of a directory.
+    Serve(serve::Args),
 }
 
 /// Runs the command line; returns the process exit code.
@@ -56,6 +59,7 @@ pub fn run() -> i32 {
         Command::Stats(a) => stats::run(a, &mut out),
         Command::Probe(a) => probe::run(a, &mut out),
         Command::Verify(a) => verify::run(a, &mut out),
+        Command::Serve(a) => serve::run(a, &mut out),
     }
     .and_then(|()| out.flush().map_err(Into::into));
     match result {

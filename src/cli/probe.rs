@@ -2,8 +2,9 @@
 
 use std::io::BufRead;
 use std::path::PathBuf;
-use xqtb::tablebase::{best_moves, Tablebase};
-use xqtb::{to_fen, Material, Position, Value};
+use xqtb::query;
+use xqtb::tablebase::Tablebase;
+use xqtb::Position;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -11,8 +12,10 @@ pub struct Args {
     dir: PathBuf,
     /// FEN or query-system string; `-` reads one per line from stdin.
     position: String,
-    /// One JSON object per position: `{"fen", "material", "result", "order", "distance",
-    /// "moves": [{"move", "capture", "result", "order", "distance", "best"}]}`.
+    /// One JSON object per position: `{"fen", "qstring", "material", "side", "in_check",
+    /// "result", "order", "distance", "moves": [{"move", "capture", "result", "order",
+    /// "distance", "best", "wxf", "zh", "fen", "check"}]}`, moves best first
+    /// (`formats/api.md`).
     #[arg(long)]
     json: bool,
     /// Block cache per open table, e.g. 16M.
@@ -78,7 +81,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
 fn answer(tb: &Tablebase, text: &str, json: bool) -> super::Result<String> {
     let pos = super::position(text)?;
     if json {
-        return probe_json(tb, &pos).map(|j| j.to_string());
+        return probe_json(tb, &pos);
     }
     let mut buf = Vec::new();
     probe_text(tb, &pos, &mut buf)?;
@@ -88,61 +91,38 @@ fn answer(tb: &Tablebase, text: &str, json: bool) -> super::Result<String> {
         .to_string())
 }
 
-fn value_fields(v: Value) -> serde_json::Value {
-    serde_json::json!({
-        "result": v.outcome().name(),
-        "order": v.order(),
-        "distance": v.distance(),
-    })
+fn probe_json(tb: &Tablebase, pos: &Position) -> super::Result<String> {
+    Ok(serde_json::to_string(&query::probe(tb, pos)?)?)
 }
 
-fn probe_json(tb: &Tablebase, pos: &Position) -> super::Result<serde_json::Value> {
-    let value = tb.probe(pos)?;
-    let moves = tb.probe_moves(pos)?;
-    let best = best_moves(&moves);
-    let mut j = serde_json::json!({
-        "fen": to_fen(pos),
-        "material": Material::of(pos).to_string(),
-    });
-    let obj = j.as_object_mut().expect("object");
-    if let serde_json::Value::Object(f) = value_fields(value) {
-        obj.extend(f);
+/// A value as the text output shows it: `win 17 (order 0)`, `draw`.
+fn value_text(result: &str, order: Option<u16>, distance: Option<u16>) -> String {
+    match (order, distance) {
+        (Some(o), Some(d)) => format!("{result} {d} (order {o})"),
+        _ => result.to_string(),
     }
-    let list: Vec<serde_json::Value> = moves
-        .iter()
-        .map(|m| {
-            let mut e = serde_json::json!({"move": m.mv.to_string(), "capture": m.capture});
-            let o = e.as_object_mut().expect("object");
-            if let serde_json::Value::Object(f) = value_fields(m.value) {
-                o.extend(f);
-            }
-            o.insert("best".into(), best.contains(&m.mv).into());
-            e
-        })
-        .collect();
-    obj.insert("moves".into(), list.into());
-    Ok(j)
 }
 
 fn probe_text(tb: &Tablebase, pos: &Position, out: super::Out) -> super::Result<()> {
-    let value = tb.probe(pos)?;
-    let moves = tb.probe_moves(pos)?;
-    let best = best_moves(&moves);
-    writeln!(out, "{}", to_fen(pos))?;
+    let r = query::probe(tb, pos)?;
+    writeln!(out, "{}", r.fen)?;
     writeln!(
         out,
-        "{} ({} to move): {value}",
-        Material::of(pos),
-        ["Red", "Black"][pos.turn().index()]
+        "{} ({} to move{}): {}",
+        r.material,
+        ["Red", "Black"][pos.turn().index()],
+        if r.in_check { ", in check" } else { "" },
+        value_text(r.result, r.order, r.distance)
     )?;
-    for m in &moves {
+    for m in &r.moves {
         writeln!(
             out,
-            "  {}  {:<22} {}{}",
-            m.mv,
-            m.value.to_string(),
+            "  {}  {:<6} {:<22} {}{}",
+            m.ucci,
+            m.wxf,
+            value_text(m.result, m.order, m.distance),
             if m.capture { "c" } else { " " },
-            if best.contains(&m.mv) { "*" } else { "" }
+            if m.best { "*" } else { "" }
         )?;
     }
     Ok(())

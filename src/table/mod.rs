@@ -21,7 +21,7 @@ mod read;
 mod stats;
 mod write;
 
-pub use read::{Mapped, ReadAt, TableFile};
+pub use read::{cache_limit, Mapped, ReadAt, TableFile};
 pub use write::TableWriter;
 
 use crate::material::Material;

@@ -106,6 +106,25 @@ impl ReadAt for Mapped {
 
 const MAX_SHARDS: usize = 16;
 
+/// The bytes counted for one cached block: a block is a quarter (WDL) to a half (distance
+/// symbols of 4 bits; 8 and 16 bits are rarer) of a byte an entry, so count half a byte.
+fn cached_block_bytes(header: &Header) -> usize {
+    (header.block_entries as usize / 2).max(1)
+}
+
+/// How many blocks a cache of `cache_bytes` holds: at least one, and no more than the file
+/// has (so a huge cache costs nothing up front).
+fn cache_slots(header: &Header, cache_bytes: usize) -> usize {
+    let blocks = usize::try_from(4 * header.blocks_per_side()).unwrap_or(usize::MAX);
+    (cache_bytes / cached_block_bytes(header)).clamp(1, blocks.max(1))
+}
+
+/// The most a table's block cache of `cache_bytes` can hold, in the bytes it counts: less than
+/// `cache_bytes` for a table smaller than its cache.
+pub fn cache_limit(header: &Header, cache_bytes: usize) -> usize {
+    cache_slots(header, cache_bytes).saturating_mul(cached_block_bytes(header))
+}
+
 /// An open table file.
 pub struct TableFile<R: ReadAt = Mapped> {
     path: PathBuf,
@@ -214,12 +233,7 @@ impl<R: ReadAt> TableFile<R> {
                 ),
             });
         }
-        // A cached block is a quarter (WDL) to a half (distance symbols of 4 bits; 8 and 16 bits
-        // are rarer) of a byte an entry: count half a byte.
-        let block_bytes = (header.block_entries as usize / 2).max(1);
-        // No more cache slots than the file has blocks: a huge --cache costs nothing up front.
-        let blocks = usize::try_from(4 * header.blocks_per_side()).unwrap_or(usize::MAX);
-        let slots = (cache_bytes / block_bytes).clamp(1, blocks.max(1));
+        let slots = cache_slots(&header, cache_bytes);
         let shards = slots.min(MAX_SHARDS);
         let per_shard = NonZeroUsize::new(slots.div_ceil(shards)).unwrap();
         Ok(TableFile {
@@ -480,8 +494,21 @@ impl<R: ReadAt> TableFile<R> {
         Ok(codes)
     }
 
-    /// Checks the trailer's crc32 over every byte before it: what a builder needs to trust a
-    /// table it finds (a flipped or lost byte anywhere fails), without decompressing it.
+    /// Checks every byte: the whole-file checksum, the value table and block index checksum
+    /// (at open), and every block's checksum, decompressed length and symbols (WDL symbols are
+    /// 0, 1 or 2; every win or loss entry's distance symbol is in the value table).
+    pub fn verify_checksums(&self) -> Result<(), TableError> {
+        self.verify_file_checksum()?;
+        for side in 0..2 {
+            for block in 0..self.header.blocks_per_side() {
+                self.read_block_raw(side, block)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the trailer only: the crc32 of every byte before it (one sequential read of the
+    /// file, nothing decompressed).
     pub fn verify_file_checksum(&self) -> Result<(), TableError> {
         let h = &self.header;
         let io = |e| TableError::io(&self.path)(e);
@@ -499,20 +526,6 @@ impl<R: ReadAt> TableFile<R> {
         self.r.read_exact_at(&mut trailer, body).map_err(io)?;
         if crc.finalize() != LE::read_u32(&trailer) {
             return Err(TableError::FileChecksum(self.path.clone()));
-        }
-        Ok(())
-    }
-
-    /// Checks every byte: the whole-file checksum, the value table and block index checksum
-    /// (at open), and every block's checksum, decompressed length and symbols (WDL symbols are
-    /// 0, 1 or 2; every win or loss entry's distance symbol is in the value table).
-    pub fn verify_checksums(&self) -> Result<(), TableError> {
-        self.verify_file_checksum()?;
-        let h = &self.header;
-        for side in 0..2 {
-            for block in 0..h.blocks_per_side() {
-                self.read_block_raw(side, block)?;
-            }
         }
         Ok(())
     }

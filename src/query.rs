@@ -1,0 +1,602 @@
+//! What the query commands and the server answer: a position's value with every move, the
+//! principal line, a table's statistics and the list of tables. Each answer is a `Serialize`
+//! type, so `xqtb probe --json`, `xqtb stats --json` and the HTTP API print the same objects
+//! with the same field names (`formats/api.md`).
+
+use crate::fen::{parse_fen, to_fen, ParseError};
+use crate::material::Material;
+use crate::notation;
+use crate::piece::{Color, Role};
+use crate::position::{Move, Position};
+use crate::qstring::{parse_qstring, to_qstring};
+use crate::table::{file_name, TableError};
+use crate::tablebase::{LineEnd, MoveValue, ProbeError, Tablebase};
+use crate::value::{Outcome, Value};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Parses a position as the query pages accept it: a FEN (`_` may stand for a space, side `w`
+/// or `r` for Red, `b` for Black) or the classic query system's position string (a trailing `:`
+/// asks for Black's view). Returns the position and whether Black's view was asked for.
+pub fn parse_query_position(text: &str) -> Result<(Position, bool), ParseError> {
+    let text = text.trim().replace('_', " ");
+    if text.contains('/') {
+        parse_fen(&text).map(|p| (p, false))
+    } else {
+        parse_qstring(&text).map(|q| (q.position, q.black_view))
+    }
+}
+
+/// `"w"` for Red, `"b"` for Black.
+pub fn side_name(c: Color) -> &'static str {
+    match c {
+        Color::Red => "w",
+        Color::Black => "b",
+    }
+}
+
+/// One legal move, with the value of the position it leads to for the side to move there (the
+/// classic system's "(order-value)" after each move).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct MoveEntry {
+    /// UCCI, e.g. `h2e2`.
+    #[serde(rename = "move")]
+    pub ucci: String,
+    pub capture: bool,
+    /// `win`, `draw` or `loss` for the side to move after the move.
+    pub result: &'static str,
+    pub order: Option<u16>,
+    pub distance: Option<u16>,
+    /// One of the best moves (the classic `*`).
+    pub best: bool,
+    /// WXF notation, e.g. `C2=5`.
+    pub wxf: String,
+    /// Traditional Chinese notation, e.g. `炮二平五`.
+    pub zh: String,
+    /// The position after the move.
+    pub fen: String,
+    /// The move gives check.
+    pub check: bool,
+}
+
+/// A position's value and every legal move, best first.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct ProbeResult {
+    pub fen: String,
+    /// The classic query system's position string.
+    pub qstring: String,
+    pub material: String,
+    /// The side to move: `w` Red, `b` Black.
+    pub side: &'static str,
+    pub in_check: bool,
+    pub result: &'static str,
+    pub order: Option<u16>,
+    /// Plies to conversion (capture or mate); null for a draw.
+    pub distance: Option<u16>,
+    pub moves: Vec<MoveEntry>,
+}
+
+/// The moves best first: Fang's Definition 9 order of their value for the mover (shortest win
+/// of the lowest order, draws, then the longest loss of the highest order), ties by UCCI.
+pub fn sort_best_first(moves: &mut [MoveValue]) {
+    moves.sort_by_key(|m| (std::cmp::Reverse(m.for_mover().rank()), m.mv));
+}
+
+fn move_entry(pos: &Position, m: &MoveValue, best: bool) -> MoveEntry {
+    let mut child = pos.clone();
+    child.play(m.mv);
+    MoveEntry {
+        ucci: m.mv.to_string(),
+        capture: m.capture,
+        result: m.value.outcome().name(),
+        order: m.value.order(),
+        distance: m.value.distance(),
+        best,
+        wxf: notation::wxf(pos, m.mv).unwrap_or_default(),
+        zh: notation::chinese(pos, m.mv).unwrap_or_default(),
+        fen: to_fen(&child),
+        check: child.is_check(),
+    }
+}
+
+/// Every legal move with its value, sorted best first, the best ones marked.
+fn entries(pos: &Position, mut moves: Vec<MoveValue>) -> Vec<MoveEntry> {
+    sort_best_first(&mut moves);
+    let best = moves.first().map(|m| m.for_mover().rank());
+    moves
+        .iter()
+        .map(|m| move_entry(pos, m, Some(m.for_mover().rank()) == best))
+        .collect()
+}
+
+/// Probes a position and every move from it.
+pub fn probe(tb: &Tablebase, pos: &Position) -> Result<ProbeResult, ProbeError> {
+    let value = tb.probe(pos)?;
+    let moves = tb.probe_moves(pos)?;
+    Ok(ProbeResult {
+        fen: to_fen(pos),
+        qstring: to_qstring(pos, false),
+        material: Material::of(pos).to_string(),
+        side: side_name(pos.turn()),
+        in_check: pos.is_check(),
+        result: value.outcome().name(),
+        order: value.order(),
+        distance: value.distance(),
+        moves: entries(pos, moves),
+    })
+}
+
+/// One ply of the principal line.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct LineStep {
+    #[serde(rename = "move")]
+    pub ucci: String,
+    pub wxf: String,
+    pub zh: String,
+    pub capture: bool,
+    pub check: bool,
+    /// The position after the move and its value for the side to move there.
+    pub fen: String,
+    pub result: &'static str,
+    pub order: Option<u16>,
+    pub distance: Option<u16>,
+}
+
+/// The principal line from a position.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Mainline {
+    pub fen: String,
+    pub result: &'static str,
+    pub order: Option<u16>,
+    pub distance: Option<u16>,
+    pub steps: Vec<LineStep>,
+    /// Why the line stops: `conversion` (its last move captures), `mate` (the side to move is
+    /// checkmated), `stalemate` (the side to move has no move and is not in check), `draw` (the
+    /// position is drawn: best play converts nothing), `perpetual` (lost at distance 0 of an
+    /// order above 0: all the side to move can do is check or chase forever), or `limit` (the
+    /// line reached the length limit first).
+    pub end: &'static str,
+}
+
+/// The principal line ([`Tablebase::principal_line`]: best moves, ties to the smallest move)
+/// from a position to the next conversion or mate, at most `limit` plies shown.
+pub fn mainline(tb: &Tablebase, pos: &Position, limit: usize) -> Result<Mainline, ProbeError> {
+    let value = tb.probe(pos)?;
+    let line = tb.principal_line(pos)?;
+    let mut cur = pos.clone();
+    let mut steps = Vec::new();
+    for m in line.moves.iter().take(limit) {
+        let e = move_entry(&cur, m, true);
+        steps.push(LineStep {
+            ucci: e.ucci,
+            wxf: e.wxf,
+            zh: e.zh,
+            capture: e.capture,
+            check: e.check,
+            fen: e.fen,
+            result: e.result,
+            order: e.order,
+            distance: e.distance,
+        });
+        cur.play(m.mv);
+    }
+    let end = match line.end {
+        _ if line.moves.len() > limit => "limit",
+        LineEnd::Conversion => "conversion",
+        LineEnd::Mate if cur.is_check() => "mate",
+        LineEnd::Mate => "stalemate",
+        LineEnd::Draw => "draw",
+        LineEnd::Perpetual => "perpetual",
+    };
+    Ok(Mainline {
+        fen: to_fen(pos),
+        result: value.outcome().name(),
+        order: value.order(),
+        distance: value.distance(),
+        steps,
+        end,
+    })
+}
+
+/// A longest win: its value and an example position.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct LongestWin {
+    pub order: u16,
+    pub distance: u16,
+    pub fen: String,
+}
+
+/// Positions at one (order, distance).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct HistogramEntry {
+    pub order: u16,
+    pub distance: u16,
+    pub positions: u64,
+}
+
+/// W/D/L of the positions whose most advanced pawns stand on the given ranks.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct PawnRanks {
+    /// How far Red's most advanced pawn stands from Red's back rank (3 or 4: not yet across the
+    /// river, 9: on Black's back rank); null if Red has no pawn.
+    pub red: Option<u8>,
+    /// The same for Black's most advanced pawn, counted from Black's back rank.
+    pub black: Option<u8>,
+    pub legal: u64,
+    pub win: u64,
+    pub draw: u64,
+    pub loss: u64,
+}
+
+/// What a table holds for one side to move.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct SideStats {
+    /// Legal positions (real positions: mirror images both).
+    pub legal: u64,
+    pub win: u64,
+    pub draw: u64,
+    pub loss: u64,
+    /// The longest win of the lowest order holding one, with an example position.
+    pub longest_win: Option<LongestWin>,
+    /// The longest win of every order that has wins, lowest order first.
+    pub longest_wins: Vec<LongestWin>,
+    /// Decided positions per (order, distance).
+    pub histogram: Vec<HistogramEntry>,
+    /// For tables with pawns: W/D/L split by the rank of each side's most advanced pawn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pawn_ranks: Option<Vec<PawnRanks>>,
+}
+
+/// A table's statistics per side to move.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct TableStats {
+    pub material: String,
+    pub file: String,
+    pub file_bytes: u64,
+    pub rule_set: &'static str,
+    pub max_order: u16,
+    pub sides: Sides,
+}
+
+/// Per side to move.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Sides {
+    /// Red to move.
+    pub w: SideStats,
+    /// Black to move.
+    pub b: SideStats,
+}
+
+impl Sides {
+    /// Red to move first.
+    pub fn iter(&self) -> impl Iterator<Item = (Color, &SideStats)> {
+        [(Color::Red, &self.w), (Color::Black, &self.b)].into_iter()
+    }
+}
+
+/// How far the most advanced pawn of `color` stands from its own back rank.
+fn most_advanced_pawn(pos: &Position, color: Color) -> Option<u8> {
+    pos.pieces(color)
+        .filter(|(_, p)| p.role() == Role::Pawn)
+        .map(|(sq, _)| match color {
+            Color::Red => sq.rank(),
+            Color::Black => 9 - sq.rank(),
+        })
+        .max()
+}
+
+/// What one run of a side's entries holds; runs are counted in parallel and merged.
+#[derive(Default)]
+struct Tally {
+    win: u64,
+    draw: u64,
+    loss: u64,
+    /// Decided positions per (order, distance).
+    hist: BTreeMap<(u16, u16), u64>,
+    /// Per order: the longest win and the smallest index holding it.
+    longest: BTreeMap<u16, (u16, u64)>,
+    /// Per (Red's, Black's) most advanced pawn: [loss, draw, win].
+    pawns: BTreeMap<(Option<u8>, Option<u8>), [u64; 3]>,
+}
+
+impl Tally {
+    /// Both runs together; the result does not depend on the order of merging.
+    fn merge(mut self, b: Tally) -> Tally {
+        self.win += b.win;
+        self.draw += b.draw;
+        self.loss += b.loss;
+        for (k, n) in b.hist {
+            *self.hist.entry(k).or_default() += n;
+        }
+        for (order, (d, i)) in b.longest {
+            let e = self.longest.entry(order).or_insert((d, i));
+            if d > e.0 || (d == e.0 && i < e.1) {
+                *e = (d, i);
+            }
+        }
+        for (k, c) in b.pawns {
+            let e = self.pawns.entry(k).or_default();
+            for j in 0..3 {
+                e[j] += c[j];
+            }
+        }
+        self
+    }
+}
+
+/// Reads every entry of a table: counts, per-order longest wins, the distance histogram and,
+/// for tables with pawns, the split by most advanced pawns. Blocks are read in parallel.
+pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, ProbeError> {
+    use rayon::prelude::*;
+    let t = tb.table(material)?;
+    let h = t.file.header().clone();
+    let has_pawns = h.material.count(Color::Red, Role::Pawn) > 0
+        || h.material.count(Color::Black, Role::Pawn) > 0;
+    let mut sides = Vec::with_capacity(2);
+    for side in 0..2 {
+        let turn = Color::ALL[side];
+        let be = h.block_entries as u64;
+        let count_block = |block: u64| -> Result<Tally, ProbeError> {
+            let mut tally = Tally::default();
+            for (k, &code) in t.file.read_block(side, block)?.iter().enumerate() {
+                let Some(v) = Value::from_code(code) else {
+                    continue;
+                };
+                let index = block * be + k as u64;
+                let mult = t.indexer.multiplicity(index) as u64;
+                match v.outcome() {
+                    Outcome::Win => tally.win += mult,
+                    Outcome::Draw => tally.draw += mult,
+                    Outcome::Loss => tally.loss += mult,
+                }
+                if let Value::Decided { order, distance } = v {
+                    *tally.hist.entry((order, distance)).or_default() += mult;
+                    if distance % 2 == 1 {
+                        // Indices rise within a block: the first one of a distance is kept.
+                        let e = tally.longest.entry(order).or_insert((distance, index));
+                        if distance > e.0 {
+                            *e = (distance, index);
+                        }
+                    }
+                }
+                if has_pawns {
+                    let pos = t.indexer.decode(index, turn).ok_or_else(|| {
+                        ProbeError::Table(TableError::BadHeader {
+                            path: t.file.path().to_owned(),
+                            what: format!("entry {index} holds a value but is no position"),
+                        })
+                    })?;
+                    let key = (
+                        most_advanced_pawn(&pos, Color::Red),
+                        most_advanced_pawn(&pos, Color::Black),
+                    );
+                    tally.pawns.entry(key).or_default()[v.outcome() as usize] += mult;
+                }
+            }
+            Ok(tally)
+        };
+        let Tally {
+            win,
+            draw,
+            loss,
+            hist,
+            longest,
+            pawns,
+        } = (0..h.blocks_per_side())
+            .into_par_iter()
+            .map(count_block)
+            .try_reduce(Tally::default, |a, b| Ok(a.merge(b)))?;
+        let decode =
+            |order: u16, (distance, index): (u16, u64)| -> Result<LongestWin, ProbeError> {
+                let pos = t.indexer.decode(index, turn).ok_or_else(|| {
+                    ProbeError::Table(TableError::BadHeader {
+                        path: t.file.path().to_owned(),
+                        what: format!("entry {index} holds a win but is no position"),
+                    })
+                })?;
+                Ok(LongestWin {
+                    order,
+                    distance,
+                    fen: to_fen(&pos),
+                })
+            };
+        let longest_wins = longest
+            .iter()
+            .map(|(&o, &d)| decode(o, d))
+            .collect::<Result<Vec<_>, _>>()?;
+        let st = h.sides[side];
+        sides.push(SideStats {
+            legal: st.legal,
+            win,
+            draw,
+            loss,
+            longest_win: longest_wins.first().cloned(),
+            longest_wins,
+            histogram: hist
+                .into_iter()
+                .map(|((order, distance), positions)| HistogramEntry {
+                    order,
+                    distance,
+                    positions,
+                })
+                .collect(),
+            pawn_ranks: has_pawns.then(|| {
+                pawns
+                    .into_iter()
+                    .map(|((red, black), [loss, draw, win])| PawnRanks {
+                        red,
+                        black,
+                        legal: loss + draw + win,
+                        win,
+                        draw,
+                        loss,
+                    })
+                    .collect()
+            }),
+        });
+    }
+    let b = sides.pop().expect("two sides");
+    let w = sides.pop().expect("two sides");
+    Ok(TableStats {
+        material: h.material.to_string(),
+        file: file_name(h.material),
+        file_bytes: h.file_len,
+        rule_set: h.rule_set.name(),
+        max_order: h.max_order,
+        sides: Sides { w, b },
+    })
+}
+
+/// One table in a directory, as the tables page lists it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct TableSummary {
+    pub material: String,
+    pub file: String,
+    pub file_bytes: u64,
+    /// Legal positions, both sides to move.
+    pub positions: u64,
+    /// Percent of Red-to-move positions Red wins.
+    pub red_win_pct: f64,
+    /// Percent of Black-to-move positions that are draws.
+    pub black_draw_pct: f64,
+    pub max_order: u16,
+    /// The longest win of each order (either side to move), lowest order first.
+    pub longest_wins: Vec<LongestWin>,
+}
+
+fn pct(x: u64, of: u64) -> f64 {
+    if of == 0 {
+        0.0
+    } else {
+        // Two decimals, so that the JSON shows what the page shows.
+        (10000.0 * x as f64 / of as f64).round() / 100.0
+    }
+}
+
+/// The longest win of every order over both sides to move (the longer one; Red's on a tie).
+pub fn longest_per_order(stats: &TableStats) -> Vec<LongestWin> {
+    let mut best: BTreeMap<u16, LongestWin> = BTreeMap::new();
+    for s in [&stats.sides.b, &stats.sides.w] {
+        // Red to move comes last so it wins ties.
+        for lw in &s.longest_wins {
+            match best.get(&lw.order) {
+                Some(b) if b.distance > lw.distance => {}
+                _ => {
+                    best.insert(lw.order, lw.clone());
+                }
+            }
+        }
+    }
+    best.into_values().collect()
+}
+
+/// A table's summary from its header alone when it holds only order 0 (the header keeps each
+/// side's longest win), otherwise from its statistics (`stats` computes them when needed).
+pub fn table_summary(
+    tb: &Tablebase,
+    material: Material,
+    stats: impl FnOnce() -> Result<TableStats, ProbeError>,
+) -> Result<TableSummary, ProbeError> {
+    let t = tb.table(material)?;
+    let h = t.file.header();
+    let longest_wins = if h.max_order == 0 {
+        let mut best: Option<LongestWin> = None;
+        for side in 0..2 {
+            if let Some(l) = h.sides[side].longest_win {
+                if best.as_ref().is_some_and(|b| b.distance >= l.distance) {
+                    continue;
+                }
+                let pos = t.indexer.decode(l.index, Color::ALL[side]).ok_or_else(|| {
+                    ProbeError::Table(TableError::BadHeader {
+                        path: t.file.path().to_owned(),
+                        what: format!("longest win at entry {} is no position", l.index),
+                    })
+                })?;
+                best = Some(LongestWin {
+                    order: l.order,
+                    distance: l.distance,
+                    fen: to_fen(&pos),
+                });
+            }
+        }
+        best.into_iter().collect()
+    } else {
+        longest_per_order(&stats()?)
+    };
+    Ok(TableSummary {
+        material: h.material.to_string(),
+        file: file_name(h.material),
+        file_bytes: h.file_len,
+        positions: h.sides[0].legal + h.sides[1].legal,
+        red_win_pct: pct(h.sides[0].win, h.sides[0].legal),
+        black_draw_pct: pct(h.sides[1].draw, h.sides[1].legal),
+        max_order: h.max_order,
+        longest_wins,
+    })
+}
+
+/// The materials of the table files (`*.xqtb`) in a directory, sorted by name; a file whose name
+/// is not a canonical material's table name is skipped.
+pub fn table_materials(dir: &Path) -> std::io::Result<Vec<Material>> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir)? {
+        let name = e?.file_name();
+        let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".xqtb")) else {
+            continue;
+        };
+        if let Ok(m) = stem.parse::<Material>() {
+            if m.is_canonical() && m.to_string() == stem {
+                out.push(m);
+            }
+        }
+    }
+    out.sort_by_key(|m| m.to_string());
+    Ok(out)
+}
+
+/// The best moves of a probed position, in UCCI.
+pub fn best_moves(result: &ProbeResult) -> Vec<&str> {
+    result
+        .moves
+        .iter()
+        .filter(|m| m.best)
+        .map(|m| m.ucci.as_str())
+        .collect()
+}
+
+/// The move `ucci` if it is legal in `pos`.
+pub fn legal_move(pos: &Position, ucci: &str) -> Option<Move> {
+    Move::parse(ucci).filter(|m| pos.legal_moves().contains(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Tally;
+
+    fn tally(longest: &[(u16, u16, u64)], win: u64) -> Tally {
+        Tally {
+            win,
+            longest: longest.iter().map(|&(o, d, i)| (o, (d, i))).collect(),
+            hist: [((0, 1), win)].into_iter().collect(),
+            ..Tally::default()
+        }
+    }
+
+    #[test]
+    fn merging_runs_keeps_the_longest_win_at_the_smallest_index_in_any_order() {
+        let a = || tally(&[(0, 7, 40), (1, 3, 5)], 2);
+        let b = || tally(&[(0, 7, 12), (2, 9, 99)], 3);
+        let c = || tally(&[(0, 5, 1), (1, 3, 4)], 1);
+        for m in [
+            a().merge(b()).merge(c()),
+            c().merge(b()).merge(a()),
+            b().merge(c().merge(a())),
+        ] {
+            let longest: Vec<_> = m.longest.into_iter().collect();
+            assert_eq!(longest, [(0, (7, 12)), (1, (3, 4)), (2, (9, 99))]);
+            assert_eq!(m.win, 6);
+            assert_eq!(m.hist[&(0, 1)], 6);
+        }
+    }
+}

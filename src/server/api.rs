@@ -1,0 +1,328 @@
+//! The JSON API: `/api/probe`, `/api/mainline`, `/api/tables`, `/api/stats/<MATERIAL>`.
+//! Every error is `{"error": "..."}` with a 4xx status naming the problem, or 503 for a table
+//! that cannot be read; nothing here panics on input.
+
+use super::State;
+use crate::material::Material;
+use crate::position::Position;
+use crate::query::{self, Mainline, ProbeResult, TableStats, TableSummary};
+use crate::table::file_name;
+use crate::tablebase::ProbeError;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+type AppState = axum::extract::State<Arc<State>>;
+
+/// Longest principal line answered, in plies.
+pub const MAINLINE_LIMIT: usize = 2000;
+
+pub fn routes() -> Router<Arc<State>> {
+    let quick = Router::new()
+        .route("/api/probe", get(probe))
+        .route("/api/mainline", get(mainline))
+        .route("/api/{*rest}", get(unknown))
+        .layer(super::timeout(super::QUICK))
+        .layer(axum::middleware::map_response(timed_out));
+    // The list computes the statistics of tables with orders above 0 (their longest wins).
+    let full_pass = Router::new()
+        .route("/api/tables", get(tables))
+        .route("/api/stats/{material}", get(stats))
+        .layer(super::timeout(super::FULL_PASS))
+        .layer(axum::middleware::map_response(timed_out));
+    quick.merge(full_pass)
+}
+
+/// The timeout's answer (a bare 503) as an API error saying what happened.
+async fn timed_out(r: Response) -> Response {
+    if r.status() == StatusCode::SERVICE_UNAVAILABLE
+        && !r.headers().contains_key(header::CONTENT_TYPE)
+    {
+        return ApiError::Unavailable(
+            "the request took too long and was stopped (the server is busy): try again".into(),
+        )
+        .into_response();
+    }
+    r
+}
+
+/// An API error: its status and a message naming the problem.
+#[derive(Debug)]
+pub enum ApiError {
+    BadRequest(String),
+    NotFound(String),
+    Unavailable(String),
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    error: &'a str,
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, msg) = match &self {
+            ApiError::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
+            ApiError::NotFound(m) => (StatusCode::NOT_FOUND, m),
+            ApiError::Unavailable(m) => (StatusCode::SERVICE_UNAVAILABLE, m),
+        };
+        let mut r = (status, Json(ErrorBody { error: msg })).into_response();
+        r.headers_mut()
+            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        r
+    }
+}
+
+impl From<ProbeError> for ApiError {
+    fn from(e: ProbeError) -> ApiError {
+        match e {
+            ProbeError::Missing { material, .. } => ApiError::NotFound(format!(
+                "no table for material {material}: it needs the table file {} in the table \
+                 directory (build it with `xqtb build {material} --dir <DIR>`)",
+                file_name(material)
+            )),
+            ProbeError::Illegal => ApiError::BadRequest(e.to_string()),
+            ProbeError::Index(e) => {
+                ApiError::BadRequest(format!("position cannot be indexed: {e}"))
+            }
+            ProbeError::Table(_)
+            | ProbeError::NoValue { .. }
+            | ProbeError::Inconsistent { .. }
+            | ProbeError::Directory { .. } => {
+                ApiError::Unavailable(format!("table unavailable: {e}"))
+            }
+        }
+    }
+}
+
+/// A successful answer about positions or one table: JSON, cacheable for a day (a table never
+/// changes while it is served).
+fn ok<T: Serialize>(value: T) -> Response {
+    cached(value, "public, max-age=86400")
+}
+
+fn cached<T: Serialize>(value: T, cache: &'static str) -> Response {
+    let mut r = Json(value).into_response();
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    r
+}
+
+#[derive(Deserialize)]
+struct PositionQuery {
+    fen: Option<String>,
+}
+
+fn position_of(q: Result<Query<PositionQuery>, QueryRejection>) -> Result<Position, ApiError> {
+    let Query(q) = q.map_err(|e| ApiError::BadRequest(format!("bad query string: {e}")))?;
+    let text = q
+        .fen
+        .ok_or_else(|| ApiError::BadRequest("missing query parameter `fen`".into()))?;
+    if text.len() > 200 {
+        return Err(ApiError::BadRequest(format!(
+            "position too long ({} bytes): a FEN or position string is under 100",
+            text.len()
+        )));
+    }
+    query::parse_query_position(&text)
+        .map(|(p, _)| p)
+        .map_err(|e| ApiError::BadRequest(format!("bad position {text:?}: {e}")))
+}
+
+/// Runs blocking table work on the blocking pool, a bounded number at a time.
+async fn blocking<T: Send + 'static>(
+    state: &Arc<State>,
+    f: impl FnOnce(&State) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let _permit = state
+        .work
+        .acquire()
+        .await
+        .map_err(|_| ApiError::Unavailable("server is shutting down".into()))?;
+    let st = state.clone();
+    tokio::task::spawn_blocking(move || f(&st))
+        .await
+        .map_err(|e| ApiError::Unavailable(format!("probe task failed: {e}")))?
+}
+
+/// The tables a position's probe reads: its own and those its captures lead to.
+fn tables_read(pos: &Position) -> BTreeSet<Material> {
+    let mut out = BTreeSet::new();
+    out.insert(Material::of(pos).canonical());
+    for m in pos.legal_moves() {
+        if pos.is_capture(m) {
+            let mut c = pos.clone();
+            c.play(m);
+            out.insert(Material::of(&c).canonical());
+        }
+    }
+    out
+}
+
+fn check_tables(state: &State, pos: &Position) -> Result<(), ApiError> {
+    for m in tables_read(pos) {
+        state
+            .check_table(m)
+            .map_err(|e| ApiError::Unavailable(format!("table unavailable: {e}")))?;
+    }
+    Ok(())
+}
+
+async fn probe(
+    axum::extract::State(state): AppState,
+    q: Result<Query<PositionQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let pos = position_of(q)?;
+    let r: ProbeResult = blocking(&state, move |st| {
+        check_tables(st, &pos)?;
+        Ok(query::probe(&st.tb, &pos)?)
+    })
+    .await?;
+    Ok(ok(r))
+}
+
+async fn mainline(
+    axum::extract::State(state): AppState,
+    q: Result<Query<PositionQuery>, QueryRejection>,
+) -> Result<Response, ApiError> {
+    let pos = position_of(q)?;
+    let r: Mainline = blocking(&state, move |st| {
+        check_tables(st, &pos)?;
+        let line = query::mainline(&st.tb, &pos, MAINLINE_LIMIT)?;
+        // The positions along the line read their own tables; check those too.
+        for s in &line.steps {
+            if let Ok((p, _)) = query::parse_query_position(&s.fen) {
+                check_tables(st, &p)?;
+            }
+        }
+        Ok(line)
+    })
+    .await?;
+    Ok(ok(r))
+}
+
+/// A table in the directory that cannot be used.
+#[derive(Serialize)]
+struct Unavailable {
+    material: String,
+    file: String,
+    error: String,
+}
+
+#[derive(Serialize)]
+struct Tables {
+    tables: Vec<TableSummary>,
+    unavailable: Vec<Unavailable>,
+}
+
+async fn tables(axum::extract::State(state): AppState) -> Result<Response, ApiError> {
+    let r = blocking(&state, |st| {
+        let materials = query::table_materials(&st.dir)
+            .map_err(|e| ApiError::Unavailable(format!("cannot read the table directory: {e}")))?;
+        let mut out = Tables {
+            tables: Vec::new(),
+            unavailable: Vec::new(),
+        };
+        for m in materials {
+            // Only checksums already found bad are reported here: listing reads headers only.
+            let known_bad = match st.checked.lock().unwrap().get(&m) {
+                Some(Err(e)) => Some(e.clone()),
+                _ => None,
+            };
+            let summary = match known_bad {
+                Some(e) => Err(e),
+                None => query::table_summary(&st.tb, m, || {
+                    st.check_table(m).map_err(|e| {
+                        ProbeError::Table(crate::table::TableError::BadHeader {
+                            path: crate::table::table_path(&st.dir, m),
+                            what: e,
+                        })
+                    })?;
+                    st.stats(m).map(|s| (*s).clone())
+                })
+                .map_err(|e| e.to_string()),
+            };
+            match summary {
+                Ok(s) => out.tables.push(s),
+                Err(error) => out.unavailable.push(Unavailable {
+                    material: m.to_string(),
+                    file: file_name(m),
+                    error,
+                }),
+            }
+        }
+        Ok(out)
+    })
+    .await?;
+    // The list changes when a table is built into the directory: a minute.
+    Ok(cached(r, "public, max-age=60"))
+}
+
+async fn stats(
+    axum::extract::State(state): AppState,
+    Path(name): Path<String>,
+) -> Result<Response, ApiError> {
+    let material: Material = name
+        .parse()
+        .map_err(|e| ApiError::BadRequest(format!("bad material {name:?}: {e}")))?;
+    let canonical = material.canonical();
+    if canonical.to_string() != name {
+        let mut r = StatusCode::MOVED_PERMANENTLY.into_response();
+        let to = format!("/api/stats/{canonical}");
+        r.headers_mut().insert(
+            header::LOCATION,
+            HeaderValue::from_str(&to).expect("a material name is a valid header"),
+        );
+        return Ok(r);
+    }
+    let s: Arc<TableStats> = blocking(&state, move |st| {
+        st.check_table(canonical)
+            .map_err(|e| ApiError::Unavailable(format!("table unavailable: {e}")))?;
+        Ok(st.stats(canonical)?)
+    })
+    .await?;
+    Ok(ok(&*s))
+}
+
+async fn unknown(Path(rest): Path<String>) -> ApiError {
+    ApiError::NotFound(format!(
+        "no API endpoint /api/{rest}: there are /api/probe?fen=, /api/mainline?fen=, \
+         /api/tables and /api/stats/<MATERIAL>"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+    use tower::ServiceExt;
+
+    #[tokio::test]
+    async fn a_request_out_of_time_is_a_json_503() {
+        let app: Router = Router::new()
+            .route(
+                "/slow",
+                get(|| async {
+                    tokio::time::sleep(Duration::from_secs(30)).await;
+                    "late"
+                }),
+            )
+            .layer(super::super::timeout(Duration::from_millis(50)))
+            .layer(axum::middleware::map_response(timed_out));
+        let req = axum::http::Request::get("/slow")
+            .body(axum::body::Body::empty())
+            .unwrap();
+        let r = app.oneshot(req).await.unwrap();
+        assert_eq!(r.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(r.headers()[header::CACHE_CONTROL], "no-store");
+        let body = axum::body::to_bytes(r.into_body(), 1 << 16).await.unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
+        assert!(v["error"].as_str().unwrap().contains("took too long"), "{v}");
+    }
+}

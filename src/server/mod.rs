@@ -1,0 +1,213 @@
+//! `xqtb serve`: the query system over HTTP. A JSON API (`formats/api.md`) answered from the
+//! [`crate::query`] functions, and a self-contained web page (every asset compiled into the
+//! binary; the page makes no request outside this server).
+//!
+//! Tables are opened on first use and shared by all requests through the library's
+//! [`Tablebase`] (one bounded block cache per open table). A table's whole-file checksum is
+//! checked the first time a request needs it; a table that fails is answered with 503 naming
+//! the file from then on, while the other tables go on serving. Probing runs on Tokio's blocking
+//! pool, at most a few requests at a time per core.
+
+mod api;
+mod assets;
+
+use crate::material::Material;
+use crate::query::{self, TableStats};
+use crate::tablebase::{ProbeError, Tablebase};
+use axum::Router;
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::Semaphore;
+
+/// How the server is started.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub dir: PathBuf,
+    pub addr: SocketAddr,
+    /// Block cache per open table, in bytes.
+    pub cache_bytes: usize,
+    /// Log one line per request (method, path, status, latency) on stderr.
+    pub log_requests: bool,
+}
+
+/// One table's statistics once computed; locked while they are being computed.
+type StatsSlot = Mutex<Option<Arc<TableStats>>>;
+
+/// What the handlers share.
+pub struct State {
+    tb: Tablebase,
+    dir: PathBuf,
+    /// Whole-file checksum results, per table, once checked.
+    checked: Mutex<HashMap<Material, Result<(), String>>>,
+    /// Statistics per table, computed once (a full pass over the table): requests arriving
+    /// while it runs wait for it on the table's own lock instead of starting another pass.
+    stats: Mutex<HashMap<Material, Arc<StatsSlot>>>,
+    /// Bounds the probing work running at once on the blocking pool.
+    work: Semaphore,
+}
+
+impl State {
+    pub fn new(config: &Config) -> State {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        State {
+            tb: Tablebase::new(&config.dir, config.cache_bytes),
+            dir: config.dir.clone(),
+            checked: Mutex::new(HashMap::new()),
+            stats: Mutex::new(HashMap::new()),
+            work: Semaphore::new(4 * cores),
+        }
+    }
+
+    /// Checks a table's whole-file checksum the first time it is needed (the header, value
+    /// table and block index are checked when it opens, each block when it is read); the answer,
+    /// good or bad, is kept. A table that is not there passes: probing it says it is missing.
+    fn check_table(&self, material: Material) -> Result<(), String> {
+        let material = material.canonical();
+        if let Some(r) = self.checked.lock().unwrap().get(&material) {
+            return r.clone();
+        }
+        let r = match self.tb.table(material) {
+            Err(ProbeError::Missing { .. }) => return Ok(()),
+            Err(e) => Err(e.to_string()),
+            Ok(t) => t.file.verify_file_checksum().map_err(|e| e.to_string()),
+        };
+        if let Err(e) = &r {
+            tracing::warn!("table unavailable: {e}");
+        }
+        self.checked.lock().unwrap().insert(material, r.clone());
+        r
+    }
+
+    fn stats(&self, material: Material) -> Result<Arc<TableStats>, ProbeError> {
+        let slot = self
+            .stats
+            .lock()
+            .unwrap()
+            .entry(material.canonical())
+            .or_default()
+            .clone();
+        let mut slot = slot.lock().unwrap();
+        if let Some(s) = &*slot {
+            return Ok(s.clone());
+        }
+        // An error is not kept: the next request tries again.
+        let s = Arc::new(query::table_stats(&self.tb, material.canonical())?);
+        *slot = Some(s.clone());
+        Ok(s)
+    }
+}
+
+/// How long a request may take before it is answered 503: probing, lines, lists and pages.
+pub(crate) const QUICK: Duration = Duration::from_secs(30);
+/// The same for a table's statistics, a full pass over the table on its first request (seconds
+/// for 100 M positions; a large table with pawns on a slow machine takes longer).
+pub(crate) const FULL_PASS: Duration = Duration::from_secs(600);
+
+/// A request taking longer than `limit` is answered 503.
+pub(crate) fn timeout(limit: Duration) -> tower_http::timeout::TimeoutLayer {
+    tower_http::timeout::TimeoutLayer::with_status_code(
+        axum::http::StatusCode::SERVICE_UNAVAILABLE,
+        limit,
+    )
+}
+
+/// The whole application: API, page, assets, with compression, timeouts and request logs.
+pub fn router(state: Arc<State>, log_requests: bool) -> Router {
+    use tower_http::compression::CompressionLayer;
+    let app = Router::new()
+        .merge(api::routes())
+        .merge(assets::routes().layer(timeout(QUICK)))
+        .with_state(state)
+        .layer(CompressionLayer::new());
+    if log_requests {
+        app.layer(
+            tower_http::trace::TraceLayer::new_for_http()
+                .make_span_with(|req: &axum::http::Request<_>| {
+                    tracing::info_span!("request", method = %req.method(), uri = %req.uri())
+                })
+                .on_request(())
+                .on_response(
+                    |res: &axum::http::Response<_>, latency: Duration, _span: &tracing::Span| {
+                        let status = res.status().as_u16();
+                        let ms = format_args!("{:.3}", latency.as_secs_f64() * 1000.0);
+                        if status >= 500 {
+                            tracing::error!(status, %ms, "response");
+                        } else {
+                            tracing::info!(status, %ms, "response");
+                        }
+                    },
+                )
+                .on_failure(()),
+        )
+    } else {
+        app
+    }
+}
+
+/// Binds, says where it listens and how many tables it found, and serves until Ctrl-C or
+/// SIGTERM. Port 0 picks a free port; the line printed names it.
+pub async fn run(config: Config) -> std::io::Result<()> {
+    let tables = query::table_materials(&config.dir).map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot read table directory {}: {e}", config.dir.display()),
+        )
+    })?;
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .map_err(|e| {
+            std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.addr))
+        })?;
+    let addr = listener.local_addr()?;
+    let mib = |b: u64| b as f64 / (1 << 20) as f64;
+    // A table's cache never holds more than its blocks (a table that cannot be opened now
+    // counts nothing: requests will say what is wrong with it).
+    let bound: u64 = tables
+        .iter()
+        .filter_map(|m| {
+            crate::table::TableFile::open(&crate::table::table_path(&config.dir, *m), 0).ok()
+        })
+        .map(|t| crate::table::cache_limit(t.header(), config.cache_bytes) as u64)
+        .sum();
+    println!(
+        "xqtb serve: listening on http://{addr}/ with {} table{} from {} \
+         (block cache {:.0} MiB per open table, {:.1} MiB at most in all)",
+        tables.len(),
+        if tables.len() == 1 { "" } else { "s" },
+        config.dir.display(),
+        mib(config.cache_bytes as u64),
+        mib(bound)
+    );
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+    let state = Arc::new(State::new(&config));
+    let app = router(state, config.log_requests);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    println!("xqtb serve: stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+    // Not on stdout: this runs on a worker thread while the main thread holds stdout.
+    tracing::info!("shutting down");
+}

@@ -1,0 +1,1030 @@
+// xqtb query pages: position, play mode, board editor, tables, statistics, help.
+// Everything comes from this server's JSON API (formats/api.md); nothing is loaded from elsewhere.
+'use strict';
+
+// ---------------------------------------------------------------- text (English / Chinese)
+
+const TEXT = {
+  en: {
+    'nav.position': 'Position', 'nav.tables': 'Tables', 'nav.editor': 'Editor', 'nav.help': 'Help',
+    'pref.notation': 'Notation', 'pref.pieces': 'Pieces', 'pref.han': 'Characters', 'pref.latin': 'Letters',
+    'pref.theme': 'Dark mode',
+    'side.w': 'Red', 'side.b': 'Black',
+    'tomove': '{side} to move',
+    'v.win': '{side} to move wins: {d} plies to conversion, order {o}',
+    'v.loss': '{side} to move loses: conversion in {d} plies, order {o}',
+    'v.lossmate': '{side} to move has no move and loses (order {o})',
+    'v.draw': '{side} to move: draw',
+    'explain': 'Value: plies (half-moves) to the next conversion, a capture or mate, with best play by both sides; odd means the side to move wins, even that it loses. Order: how many times the winner forces the loser into a perpetual check or chase, which the Asian rules forbid; 0 means the result needs no such ruling.',
+    'explain.orders': 'This position has order {o} > 0: before the next conversion the winning side forces the loser {o} more time(s) into a perpetual check or chase, which the Asian rules decide against the side that keeps checking or chasing; the distance counts plies to the next such situation.',
+    'more': 'More in Help.',
+    'check': 'in check',
+    'g.win': 'Winning moves', 'g.draw': 'Drawing moves', 'g.loss': 'Losing moves',
+    'nomoves': 'No legal move: {side} is {how}.', 'mated': 'checkmated', 'stalemated': 'stalemated (a loss in Xiangqi)',
+    'btn.back': '← Back', 'btn.fwd': 'Forward →', 'btn.suggest': 'Suggested move', 'btn.line': 'Play to conversion',
+    'btn.stop': 'Stop', 'btn.flip': 'Flip board', 'btn.play': 'Play mode', 'btn.edit': 'Edit position',
+    'btn.lookup': 'Look up answers', 'btn.restart': 'Restart', 'btn.load': 'Load', 'btn.analyse': 'Analyse',
+    'btn.clear': 'Clear', 'btn.kings': 'Kings only', 'btn.start': 'Start position',
+    'fen': 'FEN', 'qstring': 'Classic position string',
+    'legend': '(order-value) of the position after the move, for the side to move there · * best · c capture · + check',
+    'line.end.conversion': 'Conversion reached.', 'line.end.mate': 'Mate.', 'line.end.stalemate': 'Stalemate: a loss in Xiangqi.',
+    'line.end.draw': 'A draw: best play converts nothing.', 'line.end.limit': 'Stopped at the length limit.',
+    'play.title': 'Play against the tables', 'play.you': 'You play {side}.', 'play.yourmove': 'Your move.',
+    'play.thinking': 'The tables answer…', 'play.over.lost': 'You lose: {how}.', 'play.over.won': 'You win: {how}.',
+    'play.choose': 'Play as', 'play.hint': 'Values are hidden. Drag or click a piece to move; the tables answer with a best move.',
+    'play.converted': 'A piece was captured: the game goes on in a smaller table.',
+    'edit.title': 'Board editor', 'edit.hint': 'Pick a piece (or the eraser) and click points on the board. Right-click removes.',
+    'edit.side': 'Side to move', 'edit.erase': 'Eraser', 'edit.ok': 'Legal position.',
+    'edit.notable': 'Legal position, but {msg}',
+    'tables.title': 'Tables', 'tables.none': 'No tables in this directory yet: build some with `xqtb build KNKA --dir <DIR>`.',
+    'tables.material': 'Material', 'tables.positions': 'Positions', 'tables.redwin': 'Red win %', 'tables.blackdraw': 'Black draw %',
+    'tables.longest': 'Longest win (order: plies)', 'tables.size': 'File size', 'tables.unavailable': 'Unavailable tables',
+    'tables.group': '{red} against {black}', 'tables.nothing': 'no attacking piece', 'tables.defenders': 'Kings, advisors and elephants only',
+    'stats.title': 'Statistics of {m}', 'stats.side': 'Side to move', 'stats.legal': 'Legal', 'stats.win': 'Win', 'stats.draw': 'Draw', 'stats.loss': 'Loss',
+    'stats.longest': 'Longest win per order', 'stats.order': 'Order', 'stats.plies': 'Plies', 'stats.example': 'Example position',
+    'stats.hist': 'Distance histogram, {side} to move, order {o}', 'stats.histnote': 'Positions per distance to conversion: odd distances are wins (green), even are losses (red).',
+    'stats.pawns': 'By the most advanced pawn ({side} to move)', 'stats.pawnnote': 'Ranks counted from the pawn owner\'s back rank: 3–4 not yet across the river, 5–7 high pawn (高兵), 8 low pawn (低兵), 9 bottom pawn (底兵).',
+    'stats.redpawn': 'Red pawn rank', 'stats.blackpawn': 'Black pawn rank', 'stats.nopawn': 'none',
+    'stats.file': 'File {f}, {b}, rule set {r}.', 'stats.verdict.redwin': 'Red wins this ending as a rule (red win ≥ 98%).',
+    'stats.verdict.draw': 'This ending is a draw as a rule (black draw ≥ 98%).', 'stats.verdict.open': 'Neither a rule win nor a rule draw: the result depends on the position.',
+    'loading': 'Loading…', 'error': 'Error', 'notfound': 'Page not found.',
+    'piece.K': 'king', 'piece.A': 'advisor', 'piece.B': 'elephant', 'piece.R': 'rook', 'piece.N': 'horse', 'piece.C': 'cannon', 'piece.P': 'pawn',
+    'rule.kings': '{side} needs exactly one king.', 'rule.point': '{side} {piece} on {sq}: it can never stand there.',
+    'rule.count': '{side} has more than {n} {piece}s.', 'rule.server': '{msg}',
+    'rule.check': '{side}, the side not to move, is in check: the side to move could take the king. (Two kings facing each other on an open file count as check.)',
+    'keys': 'Keys: ← → back/forward, space suggested move, f flip.',
+  },
+  zh: {
+    'nav.position': '局面', 'nav.tables': '殘局庫', 'nav.editor': '擺局', 'nav.help': '說明',
+    'pref.notation': '記譜', 'pref.pieces': '棋子', 'pref.han': '漢字', 'pref.latin': '字母',
+    'pref.theme': '深色模式',
+    'side.w': '紅方', 'side.b': '黑方',
+    'tomove': '輪{side}走',
+    'v.win': '輪{side}走，勝：距轉換 {d} 步（半回合），階 {o}',
+    'v.loss': '輪{side}走，負：{d} 步（半回合）後轉換，階 {o}',
+    'v.lossmate': '輪{side}走，無著可走，負（階 {o}）',
+    'v.draw': '輪{side}走：和局',
+    'explain': 'Value（值）：雙方都走最佳著法時，到下一次轉換（吃子或將死）的步數（半回合）；奇數為走子方勝，偶數為走子方負。Order（階）：勝方迫使負方長將或長捉（亞洲規則禁止）的次數；0 表示不需這種裁決。',
+    'explain.orders': '此局面的階為 {o} > 0：在下一次轉換之前，勝方還要再迫使負方 {o} 次進入長將或長捉的局面，依亞洲規則判長將、長捉的一方負；步數算到下一次這種局面。',
+    'more': '詳見說明。',
+    'check': '被將軍',
+    'g.win': '勝著', 'g.draw': '和著', 'g.loss': '負著',
+    'nomoves': '無合法著法：{side}{how}。', 'mated': '被將死', 'stalemated': '被困斃（象棋中為負）',
+    'btn.back': '← 上一步', 'btn.fwd': '下一步 →', 'btn.suggest': '電腦代走', 'btn.line': '走到轉換',
+    'btn.stop': '停止', 'btn.flip': '翻轉棋盤', 'btn.play': '練習攻防', 'btn.edit': '擺局',
+    'btn.lookup': '查閱解答', 'btn.restart': '重來', 'btn.load': '載入', 'btn.analyse': '查詢',
+    'btn.clear': '清空', 'btn.kings': '只留將帥', 'btn.start': '初始局面',
+    'fen': 'FEN', 'qstring': '經典局面字串',
+    'legend': '（階-值）為走後局面對該走子方的值 · * 最佳 · c 吃子 · + 將軍',
+    'line.end.conversion': '已到轉換。', 'line.end.mate': '將死。', 'line.end.stalemate': '困斃：象棋中為負。',
+    'line.end.draw': '和局：最佳著法不轉換。', 'line.end.limit': '已到長度上限。',
+    'play.title': '與殘局庫對弈', 'play.you': '你執{side}。', 'play.yourmove': '請走棋。',
+    'play.thinking': '殘局庫應著…', 'play.over.lost': '你輸了：{how}。', 'play.over.won': '你贏了：{how}。',
+    'play.choose': '執', 'play.hint': '不顯示值。拖動或點擊棋子走棋；殘局庫以最佳著法應對。',
+    'play.converted': '已吃子：棋局在較小的殘局庫中繼續。',
+    'edit.title': '擺局', 'edit.hint': '選擇棋子（或橡皮擦）後點擊棋盤上的點。右鍵移除。',
+    'edit.side': '走子方', 'edit.erase': '橡皮擦', 'edit.ok': '合法局面。',
+    'edit.notable': '合法局面，但{msg}',
+    'tables.title': '殘局庫', 'tables.none': '此目錄中還沒有殘局庫：用 `xqtb build KNKA --dir <DIR>` 建造。',
+    'tables.material': '子力', 'tables.positions': '局面數', 'tables.redwin': '紅勝率 %', 'tables.blackdraw': '黑和率 %',
+    'tables.longest': '最長著手（階：步）', 'tables.size': '檔案大小', 'tables.unavailable': '無法使用的殘局庫',
+    'tables.group': '{red} 對 {black}', 'tables.nothing': '無攻擊子', 'tables.defenders': '只有將帥、士、象',
+    'stats.title': '{m} 統計', 'stats.side': '走子方', 'stats.legal': '合法', 'stats.win': '勝', 'stats.draw': '和', 'stats.loss': '負',
+    'stats.longest': '各階最長著手', 'stats.order': '階', 'stats.plies': '步', 'stats.example': '例局',
+    'stats.hist': '步數分佈，輪{side}走，階 {o}', 'stats.histnote': '各步數（到轉換）的局面數：奇數為勝（綠），偶數為負（紅）。',
+    'stats.pawns': '按最前兵卒分（輪{side}走）', 'stats.pawnnote': '自兵卒所屬方的底線算起：3–4 未過河，5–7 高兵，8 低兵，9 底兵。',
+    'stats.redpawn': '紅兵所在線', 'stats.blackpawn': '黑卒所在線', 'stats.nopawn': '無',
+    'stats.file': '檔案 {f}，{b}，規則 {r}。', 'stats.verdict.redwin': '此殘局紅方例勝（紅勝率 ≥ 98%）。',
+    'stats.verdict.draw': '此殘局例和（黑和率 ≥ 98%）。', 'stats.verdict.open': '非例勝亦非例和：巧勝或巧和，視局面而定。',
+    'loading': '載入中…', 'error': '錯誤', 'notfound': '找不到頁面。',
+    'piece.K': '將帥', 'piece.A': '士仕', 'piece.B': '象相', 'piece.R': '車', 'piece.N': '馬', 'piece.C': '炮', 'piece.P': '兵卒',
+    'rule.kings': '{side}必須恰有一個將帥。', 'rule.point': '{side}{piece}在 {sq}：這個點它永遠到不了。',
+    'rule.count': '{side}的{piece}超過 {n} 個。', 'rule.server': '{msg}',
+    'rule.check': '{side}不是走子方，卻正被將軍：走子方可以吃將。（兩將在同一縱線上直接相對也算將軍。）',
+    'keys': '按鍵：← → 上一步／下一步，空白鍵 電腦代走，f 翻轉棋盤。',
+  },
+};
+
+/** Storage that never throws (private windows and disabled storage just forget). */
+function store(kind) {
+  let st = null;
+  try { st = window[kind]; st.getItem('x'); } catch (e) { st = null; }
+  return {
+    get: (k) => { try { return st ? st.getItem(k) : null; } catch (e) { return null; } },
+    set: (k, v) => { try { if (st) st.setItem(k, v); } catch (e) { /* full or disabled */ } },
+  };
+}
+const local = store('localStorage'), session = store('sessionStorage');
+
+const prefs = {
+  lang: local.get('xqtb.lang') || ((navigator.language || '').startsWith('zh') ? 'zh' : 'en'),
+  notation: local.get('xqtb.notation') || 'zh',
+  pieces: local.get('xqtb.pieces') || 'han',
+  flipped: false,
+};
+
+function t(key, vars) {
+  let s = (TEXT[prefs.lang] && TEXT[prefs.lang][key]) || TEXT.en[key] || key;
+  for (const k in vars || {}) s = s.split('{' + k + '}').join(String(vars[k]));
+  return s;
+}
+
+// ---------------------------------------------------------------- small helpers
+
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (k === 'text') e.textContent = v;
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of kids.flat()) if (c !== null && c !== undefined && c !== false) e.append(c instanceof Node ? c : String(c));
+  return e;
+}
+const SVGNS = 'http://www.w3.org/2000/svg';
+function sv(tag, attrs, ...kids) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) e.setAttribute(k, v);
+  for (const c of kids.flat()) if (c !== null && c !== undefined) e.append(c instanceof Node ? c : String(c));
+  return e;
+}
+
+async function api(path) {
+  const r = await fetch(path, { headers: { accept: 'application/json' } });
+  let body = null;
+  try { body = await r.json(); } catch (e) { body = { error: 'HTTP ' + r.status }; }
+  return { ok: r.ok, status: r.status, body };
+}
+
+/** URL form of a FEN: spaces as `_`, only the board and side fields. */
+function fenParam(fen) {
+  return fen.trim().split(/\s+/).slice(0, 2).join('_');
+}
+function fmtBytes(b) {
+  if (b < 1024) return b + ' B';
+  if (b < 1 << 20) return (b / 1024).toFixed(1) + ' KiB';
+  if (b < 1 << 30) return (b / (1 << 20)).toFixed(1) + ' MiB';
+  return (b / (1 << 30)).toFixed(2) + ' GiB';
+}
+function fmtInt(n) { return Number(n).toLocaleString('en-US'); }
+function pct(x, n) { return n ? (100 * x / n).toFixed(2) : '0.00'; }
+
+// ---------------------------------------------------------------- positions
+
+const LETTERS = 'KABRNCP';
+const HAN = { K: ['帥', '將'], A: ['仕', '士'], B: ['相', '象'], R: ['俥', '車'], N: ['傌', '馬'], C: ['炮', '砲'], P: ['兵', '卒'] };
+const LIMIT = { K: 1, A: 2, B: 2, R: 2, N: 2, C: 2, P: 5 };
+
+/** A position: board[rank][file] = 'R' (Red rook), 'r' (Black rook) or ''; turn 'w' or 'b'. */
+function emptyPosition() {
+  return { board: Array.from({ length: 10 }, () => Array(9).fill('')), turn: 'w' };
+}
+
+function normLetter(c) {
+  const u = c.toUpperCase();
+  const m = { E: 'B', H: 'N' }[u] || u;
+  return LETTERS.includes(m) ? (c === u ? m : m.toLowerCase()) : null;
+}
+
+/** Parses a FEN or the classic position string; returns {pos, blackView} or throws. */
+function parsePosition(text) {
+  text = text.trim().replace(/_/g, ' ');
+  const pos = emptyPosition();
+  if (text.includes('/')) {
+    const [board, side] = text.split(/\s+/);
+    const ranks = board.split('/');
+    if (ranks.length !== 10) throw new Error('FEN has ' + ranks.length + ' ranks, expected 10');
+    ranks.forEach((row, i) => {
+      let f = 0;
+      for (const c of row) {
+        if (/[1-9]/.test(c)) f += Number(c);
+        else {
+          const p = normLetter(c);
+          if (!p) throw new Error('unknown piece letter ' + JSON.stringify(c));
+          if (f > 8) throw new Error('rank ' + (9 - i) + ' is too long');
+          pos.board[9 - i][f++] = p;
+        }
+      }
+      if (f !== 9) throw new Error('rank ' + (9 - i) + ' describes ' + f + ' points, expected 9');
+    });
+    if (side && !['w', 'r', 'b'].includes(side)) throw new Error('side to move must be w (Red) or b (Black)');
+    pos.turn = side === 'b' ? 'b' : 'w';
+    return { pos, blackView: false };
+  }
+  let s = text, blackView = false;
+  if (s.endsWith(':')) { blackView = true; s = s.slice(0, -1); }
+  const CL = { k: 'K', b: 'A', e: 'B', r: 'R', n: 'N', c: 'C', p: 'P' };
+  let point = 0, i = 0;
+  for (; i < s.length && point < 90; i++) {
+    const c = s[i];
+    if (/[1-9]/.test(c)) {
+      const d = Number(c);
+      if (d > 9 - point % 9) throw new Error('a row describes more than 9 points');
+      point += d;
+    } else {
+      const r = CL[c.toLowerCase()];
+      if (!r) throw new Error('unknown piece letter ' + JSON.stringify(c));
+      const row = Math.floor(point / 9), col = point % 9;
+      pos.board[9 - row][col] = c === c.toUpperCase() ? r.toLowerCase() : r;
+      point++;
+    }
+  }
+  if (point !== 90) throw new Error('position string has ' + point + ' points, expected 90');
+  const rest = s.slice(i);
+  if (rest === '0') pos.turn = 'b';
+  else if (rest !== '') throw new Error('unexpected ' + JSON.stringify(rest) + ' after the board');
+  return { pos, blackView };
+}
+
+function toFen(pos) {
+  const rows = [];
+  for (let r = 9; r >= 0; r--) {
+    let s = '', n = 0;
+    for (let f = 0; f < 9; f++) {
+      const p = pos.board[r][f];
+      if (!p) n++;
+      else { if (n) s += n; n = 0; s += p; }
+    }
+    if (n) s += n;
+    rows.push(s);
+  }
+  return rows.join('/') + ' ' + pos.turn;
+}
+
+/** The classic query system's position string (Black in capitals, trailing 0 for Black to move). */
+function toQstring(pos) {
+  const CL = { K: 'k', A: 'b', B: 'e', R: 'r', N: 'n', C: 'c', P: 'p' };
+  let s = '';
+  for (let r = 9; r >= 0; r--) {
+    let n = 0;
+    for (let f = 0; f < 9; f++) {
+      const p = pos.board[r][f];
+      if (!p) { n++; continue; }
+      if (n) s += n;
+      n = 0;
+      const c = CL[p.toUpperCase()];
+      s += isRed(p) ? c : c.toUpperCase();
+    }
+    if (n) s += n;
+  }
+  return s + (pos.turn === 'b' ? '0' : '');
+}
+
+const sqName = (f, r) => 'abcdefghi'[f] + r;
+const parseSq = (s) => ({ f: s.charCodeAt(0) - 97, r: Number(s[1]) });
+const isRed = (p) => p && p === p.toUpperCase();
+
+/** Can this piece ever stand on this point? (palace, elephant points, pawn points) */
+function canStand(p, f, r) {
+  const red = isRed(p), k = p.toUpperCase();
+  const rr = red ? r : 9 - r; // rank from its own side
+  const ff = red ? f : 8 - f;
+  switch (k) {
+    case 'K': return ff >= 3 && ff <= 5 && rr <= 2;
+    case 'A': return [[3, 0], [5, 0], [4, 1], [3, 2], [5, 2]].some(([a, b]) => a === ff && b === rr);
+    case 'B': return [[2, 0], [6, 0], [0, 2], [4, 2], [8, 2], [2, 4], [6, 4]].some(([a, b]) => a === ff && b === rr);
+    case 'P': return rr >= 5 || ((rr === 3 || rr === 4) && ff % 2 === 0);
+    default: return true;
+  }
+}
+
+/** The first placement rule a setup breaks, in words; null if none (check is left to the server). */
+function setupProblem(pos) {
+  const count = {};
+  for (let r = 0; r < 10; r++) for (let f = 0; f < 9; f++) {
+    const p = pos.board[r][f];
+    if (!p) continue;
+    count[p] = (count[p] || 0) + 1;
+    if (!canStand(p, f, r)) return t('rule.point', { side: t('side.' + (isRed(p) ? 'w' : 'b')), piece: t('piece.' + p.toUpperCase()), sq: sqName(f, r) });
+  }
+  for (const side of ['w', 'b']) {
+    const k = side === 'w' ? 'K' : 'k';
+    if ((count[k] || 0) !== 1) return t('rule.kings', { side: t('side.' + side) });
+    for (const L of 'ABRNCP') {
+      const key = side === 'w' ? L : L.toLowerCase();
+      if ((count[key] || 0) > LIMIT[L]) return t('rule.count', { side: t('side.' + side), n: LIMIT[L], piece: t('piece.' + L) });
+    }
+  }
+  return null;
+}
+
+// ---------------------------------------------------------------- the board
+
+const S = 60, M = 54; // point spacing, margin (room for the file numbers outside the pieces)
+const W = 8 * S + 2 * M, H = 9 * S + 2 * M;
+
+/** Draws a board; returns an object to update pieces, highlights and arrows. */
+function makeBoard(opts) {
+  const svg = sv('svg', { class: 'board', viewBox: `0 0 ${W} ${H}`, role: 'img', id: 'board' });
+  const xy = (f, r) => prefs.flipped ? [M + (8 - f) * S, M + r * S] : [M + f * S, M + (9 - r) * S];
+  svg.append(sv('rect', { class: 'bg', x: 0, y: 0, width: W, height: H, rx: 10 }));
+  const grid = sv('g', {});
+  grid.append(sv('rect', { class: 'frame', x: M - 6, y: M - 6, width: 8 * S + 12, height: 9 * S + 12 }));
+  for (let i = 0; i < 10; i++) grid.append(sv('line', { class: 'ln', x1: M, y1: M + i * S, x2: M + 8 * S, y2: M + i * S }));
+  for (let i = 0; i < 9; i++) {
+    if (i === 0 || i === 8) grid.append(sv('line', { class: 'ln', x1: M + i * S, y1: M, x2: M + i * S, y2: M + 9 * S }));
+    else {
+      grid.append(sv('line', { class: 'ln', x1: M + i * S, y1: M, x2: M + i * S, y2: M + 4 * S }));
+      grid.append(sv('line', { class: 'ln', x1: M + i * S, y1: M + 5 * S, x2: M + i * S, y2: M + 9 * S }));
+    }
+  }
+  for (const y0 of [0, 7]) {
+    grid.append(sv('line', { class: 'ln', x1: M + 3 * S, y1: M + y0 * S, x2: M + 5 * S, y2: M + (y0 + 2) * S }));
+    grid.append(sv('line', { class: 'ln', x1: M + 5 * S, y1: M + y0 * S, x2: M + 3 * S, y2: M + (y0 + 2) * S }));
+  }
+  // Cannon and pawn points.
+  const marks = [[1, 2], [7, 2], [0, 3], [2, 3], [4, 3], [6, 3], [8, 3], [1, 7], [7, 7], [0, 6], [2, 6], [4, 6], [6, 6], [8, 6]];
+  for (const [f, r] of marks) {
+    const x = M + f * S, y = M + (9 - r) * S, d = 5, l = 10;
+    for (const sx of [-1, 1]) for (const sy of [-1, 1]) {
+      if ((f === 0 && sx < 0) || (f === 8 && sx > 0)) continue;
+      grid.append(sv('polyline', { class: 'ln', points: `${x + sx * (d + l)},${y + sy * d} ${x + sx * d},${y + sy * d} ${x + sx * d},${y + sy * (d + l)}` }));
+    }
+  }
+  const ry = M + 4.5 * S;
+  const [leftText, rightText] = prefs.flipped ? ['漢界', '楚河'] : ['楚河', '漢界'];
+  grid.append(sv('text', { class: 'river', x: M + 2 * S, y: ry, 'text-anchor': 'middle', 'dominant-baseline': 'central' }, leftText));
+  grid.append(sv('text', { class: 'river', x: M + 6 * S, y: ry, 'text-anchor': 'middle', 'dominant-baseline': 'central' }, rightText));
+  // File numbers: each side counts from its own right.
+  const RED = '九八七六五四三二一', BLK = '123456789';
+  for (let f = 0; f < 9; f++) {
+    const [x] = xy(f, 0);
+    const bottomRed = !prefs.flipped;
+    grid.append(sv('text', { class: 'coord', x, y: H - 8, 'text-anchor': 'middle' }, bottomRed ? RED[f] : BLK[f]));
+    grid.append(sv('text', { class: 'coord', x, y: 18, 'text-anchor': 'middle' }, bottomRed ? BLK[f] : RED[f]));
+  }
+  svg.append(grid);
+  const marksLayer = sv('g', {}), piecesLayer = sv('g', {}), arrowLayer = sv('g', {}), hitLayer = sv('g', {});
+  svg.append(marksLayer, piecesLayer, arrowLayer, hitLayer);
+  svg.append(sv('defs', {}, sv('marker', { id: 'ah', viewBox: '0 0 10 10', refX: 5, refY: 5, markerWidth: 3.2, markerHeight: 3.2, orient: 'auto-start-reverse' },
+    sv('path', { class: 'arrowhead', d: 'M0,0 L10,5 L0,10 z' }))));
+  svg.dataset.flipped = prefs.flipped ? 'true' : 'false';
+
+  const board = { svg, xy, pos: null };
+  board.setPosition = (pos, last) => {
+    board.pos = pos;
+    piecesLayer.textContent = '';
+    marksLayer.textContent = '';
+    if (last) for (const s of [last.slice(0, 2), last.slice(2, 4)]) {
+      const { f, r } = parseSq(s);
+      const [x, y] = xy(f, r);
+      marksLayer.append(sv('rect', { class: 'last', x: x - 28, y: y - 28, width: 56, height: 56, rx: 8 }));
+    }
+    for (let r = 0; r < 10; r++) for (let f = 0; f < 9; f++) {
+      const p = pos.board[r][f];
+      if (!p) continue;
+      const [x, y] = xy(f, r);
+      const red = isRed(p);
+      const latin = prefs.pieces === 'latin';
+      const label = latin ? ({ B: 'E', N: 'H' }[p.toUpperCase()] || p.toUpperCase()) : HAN[p.toUpperCase()][red ? 0 : 1];
+      const g = sv('g', { class: `piece ${red ? 'red' : 'black'}${latin ? ' latin' : ''}`, transform: `translate(${x},${y})`, 'data-sq': sqName(f, r) },
+        sv('circle', { class: 'disc', r: 26 }), sv('circle', { class: 'ring', r: 21 }), sv('text', { x: 0, y: 1 }, label));
+      piecesLayer.append(g);
+    }
+  };
+  board.mark = (squares, cls) => {
+    for (const s of squares) {
+      const { f, r } = parseSq(s);
+      const [x, y] = xy(f, r);
+      if (cls === 'dest') marksLayer.append(sv('circle', { class: 'dest', cx: x, cy: y, r: 9, 'data-mark': cls }));
+      else marksLayer.append(sv('rect', { class: cls, x: x - 28, y: y - 28, width: 56, height: 56, rx: 8, 'data-mark': cls }));
+    }
+  };
+  board.unmark = () => marksLayer.querySelectorAll('[data-mark]').forEach((e) => e.remove());
+  board.arrow = (mv) => {
+    arrowLayer.textContent = '';
+    if (!mv) return;
+    const a = parseSq(mv.slice(0, 2)), b = parseSq(mv.slice(2, 4));
+    const [x1, y1] = xy(a.f, a.r), [x2, y2] = xy(b.f, b.r);
+    const len = Math.hypot(x2 - x1, y2 - y1), k = (len - 18) / len;
+    arrowLayer.append(sv('line', { class: 'arrow', x1, y1, x2: x1 + (x2 - x1) * k, y2: y1 + (y2 - y1) * k, 'marker-end': 'url(#ah)' }));
+  };
+  /** Board point under a pointer event, or null. */
+  board.pointAt = (ev) => {
+    const pt = svg.createSVGPoint();
+    pt.x = ev.clientX; pt.y = ev.clientY;
+    const p = pt.matrixTransform(svg.getScreenCTM().inverse());
+    let f = Math.round((p.x - M) / S), rr = Math.round((p.y - M) / S);
+    if (f < 0 || f > 8 || rr < 0 || rr > 9) return null;
+    if (Math.hypot(p.x - (M + f * S), p.y - (M + rr * S)) > 30) return null;
+    return prefs.flipped ? { f: 8 - f, r: rr } : { f, r: 9 - rr };
+  };
+  /** Lets the user play `moves` (UCCI list) by click-click or drag; calls onMove(ucci). */
+  board.interactive = (moves, onMove) => {
+    const froms = new Set(moves.map((m) => m.slice(0, 2)));
+    piecesLayer.querySelectorAll('.piece').forEach((g) => { if (froms.has(g.dataset.sq)) g.classList.add('movable'); });
+    let selected = null, drag = null;
+    const select = (sq) => {
+      board.unmark();
+      selected = sq;
+      if (!sq) return;
+      board.mark([sq], 'sel');
+      board.mark(moves.filter((m) => m.startsWith(sq)).map((m) => m.slice(2, 4)), 'dest');
+    };
+    const tryMove = (from, to) => {
+      const mv = from + to;
+      if (moves.includes(mv)) { select(null); onMove(mv); return true; }
+      return false;
+    };
+    svg.onpointerdown = (ev) => {
+      const p = board.pointAt(ev);
+      if (!p) return;
+      const sq = sqName(p.f, p.r);
+      if (selected && tryMove(selected, sq)) return;
+      if (froms.has(sq)) {
+        select(sq);
+        const g = piecesLayer.querySelector(`[data-sq="${sq}"]`);
+        drag = { sq, g, moved: false, id: ev.pointerId };
+        try { svg.setPointerCapture(ev.pointerId); } catch (e) { /* ignore */ }
+        ev.preventDefault();
+      } else select(null);
+    };
+    svg.onpointermove = (ev) => {
+      if (!drag || ev.pointerId !== drag.id) return;
+      const pt = svg.createSVGPoint();
+      pt.x = ev.clientX; pt.y = ev.clientY;
+      const p = pt.matrixTransform(svg.getScreenCTM().inverse());
+      drag.moved = true;
+      drag.g.classList.add('dragging');
+      drag.g.setAttribute('transform', `translate(${p.x},${p.y})`);
+      piecesLayer.append(drag.g);
+    };
+    svg.onpointerup = (ev) => {
+      if (!drag || ev.pointerId !== drag.id) return;
+      const d = drag;
+      drag = null;
+      if (!d.moved) return;
+      const p = board.pointAt(ev);
+      if (p && tryMove(d.sq, sqName(p.f, p.r))) return;
+      const { f, r } = parseSq(d.sq);
+      const [x, y] = xy(f, r);
+      d.g.classList.remove('dragging');
+      d.g.setAttribute('transform', `translate(${x},${y})`);
+    };
+  };
+  return board;
+}
+
+// ---------------------------------------------------------------- routing and history
+
+let view = null; // the current page's cleanup/keys
+const app = () => document.getElementById('app');
+
+function go(url, push = true) {
+  if (push) history.pushState(null, '', url);
+  route();
+}
+window.addEventListener('popstate', () => { stopAutoplay(); route(); });
+document.addEventListener('click', (ev) => {
+  const a = ev.target.closest('a[data-nav], a[href^="/"]');
+  if (!a || ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey) return;
+  const href = a.getAttribute('href');
+  if (!href || href.startsWith('/api/') || a.target) return;
+  ev.preventDefault();
+  go(href);
+});
+document.addEventListener('keydown', (ev) => {
+  const tgt = ev.target instanceof Element ? ev.target : null;
+  if ((tgt && tgt.closest('input, textarea, select')) || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+  if ((ev.key === ' ' || ev.key === 'Enter') && tgt && tgt.closest('button, a')) return;
+  if (view && view.key && view.key(ev)) ev.preventDefault();
+});
+
+function route() {
+  if (view && view.leave) view.leave();
+  view = null;
+  const u = new URL(location.href);
+  const path = u.pathname;
+  document.querySelectorAll('header nav a').forEach((a) => a.classList.toggle('active', a.getAttribute('href') === path));
+  const fen = u.searchParams.get('fen');
+  if (path === '/') view = positionPage(fen || '4K44B49994n495k399');
+  else if (path === '/play') view = playPage(fen || '4K44B49994n495k399', u.searchParams.get('side'));
+  else if (path === '/edit') view = editPage(fen);
+  else if (path === '/tables') view = tablesPage();
+  else if (path.startsWith('/stats/')) view = statsPage(decodeURIComponent(path.slice(7)));
+  else if (path === '/help') view = helpPage();
+  else { app().replaceChildren(el('p', { class: 'error', text: t('notfound') })); }
+}
+
+function setTitle(s) { document.title = s + ' — xqtb'; }
+
+// ---------------------------------------------------------------- position page
+
+function valueText(r) {
+  const side = t('side.' + r.side);
+  if (r.result === 'draw') return t('v.draw', { side });
+  if (r.result === 'loss' && r.distance === 0 && r.moves.length === 0) return t('v.lossmate', { side, o: r.order });
+  return t('v.' + r.result, { side, d: r.distance, o: r.order });
+}
+
+/** What a move is worth to the side making it: the opposite of the result after it. */
+function moverResult(m) { return { win: 'loss', loss: 'win', draw: 'draw' }[m.result]; }
+function moveName(m) { return prefs.notation === 'ucci' ? m.move : prefs.notation === 'wxf' ? m.wxf : m.zh; }
+function orderValue(m) {
+  if (m.result === 'draw') return '(draw)';
+  return '(' + m.order + '-' + String(m.distance).padStart(3, '0') + ')';
+}
+function other(side) { return side === 'w' ? 'b' : 'w'; }
+
+function positionPage(text) {
+  const root = app();
+  let parsed = null;
+  try { parsed = parsePosition(text); } catch (e) { /* the server names the problem */ }
+  if (parsed && parsed.blackView && !positionPage.flipSet) prefs.flipped = true;
+  const board = makeBoard();
+  const side = el('div', { class: 'side-col' });
+  const boardCol = el('div', { class: 'board-col' }, board.svg);
+  root.replaceChildren(el('div', { class: 'layout' }, boardCol, side));
+  let result = null;
+  const last = session.get('xqtb.last:' + fenParam(text));
+  if (parsed) board.setPosition(parsed.pos, last);
+  side.append(el('p', { class: 'small', text: t('loading') }));
+
+  const stopLine = () => { stopAutoplay(); render(); };
+  const play = (m) => {
+    stopAutoplay();
+    session.set('xqtb.last:' + fenParam(m.fen), m.move);
+    go('/?fen=' + fenParam(m.fen));
+  };
+  const suggest = () => { if (result && result.moves.length) play(result.moves[0]); };
+  const playLine = async () => {
+    const r = await api('/api/mainline?fen=' + encodeURIComponent(fenParam(result.fen)));
+    if (!r.ok) { side.prepend(el('p', { class: 'error' }, r.body.error)); return; }
+    autoplay = { steps: r.body.steps, end: r.body.end, i: 0, timer: null };
+    advanceLine();
+  };
+
+  function render() {
+    side.textContent = '';
+    if (!result) return;
+    const r = result;
+    side.append(el('div', { class: 'value ' + r.result, id: 'value' }, valueText(r)));
+    if (r.in_check) side.append(el('div', { class: 'small' }, '⚠ ' + t('check')));
+    const explain = el('p', { class: 'explain' }, t('explain'), ' ', el('a', { href: '/help#order', 'data-nav': '' }, t('more')));
+    side.append(explain);
+    if (r.order > 0) side.append(el('p', { class: 'notice', id: 'order-note' }, t('explain.orders', { o: r.order })));
+    const lineEnd = session.get('xqtb.lineEnd:' + fenParam(r.fen));
+    if (lineEnd) side.append(el('p', { class: 'notice', id: 'line-end' }, t('line.end.' + lineEnd)));
+    side.append(el('div', { class: 'toolbar' },
+      el('button', { id: 'back', type: 'button', onclick: () => history.back(), title: '←' }, t('btn.back')),
+      el('button', { id: 'forward', type: 'button', onclick: () => history.forward(), title: '→' }, t('btn.fwd')),
+      el('button', { id: 'suggest', class: 'primary', type: 'button', disabled: !r.moves.length, onclick: suggest, title: 'space' }, t('btn.suggest')),
+      autoplay
+        ? el('button', { id: 'stop', type: 'button', onclick: stopLine }, t('btn.stop'))
+        : el('button', { id: 'play-line', type: 'button', disabled: r.result === 'draw' || !r.moves.length, onclick: playLine }, t('btn.line')),
+      el('button', { id: 'flip', type: 'button', onclick: () => { prefs.flipped = !prefs.flipped; positionPage.flipSet = true; route(); }, title: 'f' }, t('btn.flip')),
+      el('a', { id: 'to-play', class: 'btn', href: '/play?fen=' + fenParam(r.fen), 'data-nav': '' }, t('btn.play')),
+      el('a', { id: 'to-edit', class: 'btn', href: '/edit?fen=' + fenParam(r.fen), 'data-nav': '' }, t('btn.edit'))));
+    if (!r.moves.length) {
+      side.append(el('p', { class: 'notice' }, t('nomoves', { side: t('side.' + r.side), how: t(r.in_check ? 'mated' : 'stalemated') })));
+    }
+    const moves = el('div', { class: 'moves', id: 'moves' });
+    for (const g of ['win', 'draw', 'loss']) {
+      const ms = r.moves.filter((m) => moverResult(m) === g);
+      if (!ms.length) continue;
+      moves.append(el('h3', { class: g }, t('g.' + g) + ' (' + ms.length + ')'));
+      const ol = el('ol', {});
+      for (const m of ms) {
+        const flags = (m.best ? '*' : '') + (m.capture ? 'c' : '') + (m.check ? '+' : '');
+        const title = `${m.move} · ${m.wxf} · ${m.zh} → ${t('side.' + other(r.side))}: ${m.result}${m.distance === null ? '' : ' ' + m.distance}`;
+        const b = el('button', { type: 'button', title, onclick: () => play(m),
+          onmouseenter: () => board.arrow(m.move), onmouseleave: () => board.arrow(null),
+          onfocus: () => board.arrow(m.move), onblur: () => board.arrow(null) },
+        el('span', { class: 'n' }, moveName(m)), el('span', { class: 'v' }, orderValue(m)), el('span', { class: 'f' }, flags));
+        ol.append(el('li', { class: g + (m.best ? ' best' : ''), 'data-move': m.move }, b));
+      }
+      moves.append(ol);
+    }
+    side.append(moves);
+    if (r.moves.length) side.append(el('p', { class: 'small' }, t('legend')));
+    side.append(el('div', { class: 'fenbox' }, el('input', { type: 'text', id: 'fen', value: r.fen, 'aria-label': t('fen'), spellcheck: 'false' }),
+      el('button', { type: 'button', onclick: () => go('/?fen=' + encodeURIComponent(fenParam(document.getElementById('fen').value))) }, t('btn.load'))));
+    side.append(el('p', { class: 'small' }, t('qstring') + ': ', el('code', { id: 'qstring' }, r.qstring), ' · ', el('a', { href: '/stats/' + r.material, 'data-nav': '' }, r.material), ' · ', t('keys')));
+  }
+
+  (async () => {
+    const r = await api('/api/probe?fen=' + encodeURIComponent(fenParam(text)));
+    if (!r.ok) {
+      side.replaceChildren(el('p', { class: 'error', id: 'error' }, r.body.error || ('HTTP ' + r.status)),
+        el('div', { class: 'toolbar' },
+          el('button', { id: 'back', type: 'button', onclick: () => history.back() }, t('btn.back')),
+          el('a', { class: 'btn', href: '/edit?fen=' + encodeURIComponent(fenParam(text)), 'data-nav': '' }, t('btn.edit'))));
+      return;
+    }
+    result = r.body;
+    setTitle(result.material + ' ' + fenParam(result.fen));
+    board.setPosition(parsePosition(result.fen).pos, last);
+    board.interactive(result.moves.map((m) => m.move), (mv) => play(result.moves.find((m) => m.move === mv)));
+    render();
+    if (autoplay) autoplay.timer = setTimeout(advanceLine, 400);
+  })();
+
+  return {
+    key(ev) {
+      if (ev.key === 'ArrowLeft') { history.back(); return true; }
+      if (ev.key === 'ArrowRight') { history.forward(); return true; }
+      if (ev.key === ' ') { suggest(); return true; }
+      if (ev.key === 'f') { prefs.flipped = !prefs.flipped; positionPage.flipSet = true; route(); return true; }
+      return false;
+    },
+  };
+}
+
+/** The principal line being played out, one ply per page, or null. */
+let autoplay = null;
+function stopAutoplay() {
+  if (autoplay) clearTimeout(autoplay.timer);
+  autoplay = null;
+}
+function advanceLine() {
+  const a = autoplay;
+  if (!a) return;
+  if (a.i >= a.steps.length) { autoplay = null; route(); return; }
+  const s = a.steps[a.i++];
+  session.set('xqtb.last:' + fenParam(s.fen), s.move);
+  if (a.i === a.steps.length) {
+    session.set('xqtb.lineEnd:' + fenParam(s.fen), a.end);
+    autoplay = null;
+  }
+  go('/?fen=' + fenParam(s.fen));
+}
+
+// ---------------------------------------------------------------- play mode
+
+function playPage(text, userSide) {
+  const root = app();
+  const board = makeBoard();
+  const side = el('div', { class: 'side-col' });
+  root.replaceChildren(el('div', { class: 'layout' }, el('div', { class: 'board-col' }, board.svg), side));
+  let cur = null, you = userSide === 'b' || userSide === 'w' ? userSide : null, timer = null, converted = false;
+  const url = (fen) => '/play?fen=' + fenParam(fen) + '&side=' + you;
+
+  async function load(fen, last) {
+    const r = await api('/api/probe?fen=' + encodeURIComponent(fenParam(fen)));
+    side.textContent = '';
+    if (!r.ok) {
+      try { board.setPosition(parsePosition(fen).pos, last); } catch (e) { /* the error says why */ }
+      side.append(el('p', { class: 'error', id: 'error' }, r.body.error),
+        el('div', { class: 'toolbar' },
+          el('button', { type: 'button', onclick: () => history.back() }, t('btn.back')),
+          el('a', { class: 'btn', href: '/edit?fen=' + encodeURIComponent(fenParam(fen)), 'data-nav': '' }, t('btn.edit'))));
+      return;
+    }
+    cur = r.body;
+    if (!you) { you = cur.side; history.replaceState(null, '', url(cur.fen)); }
+    if (you === 'b' && !positionPage.flipSet) prefs.flipped = true;
+    board.setPosition(parsePosition(cur.fen).pos, last);
+    side.append(el('h1', {}, t('play.title')));
+    side.append(el('p', { class: 'small' }, t('play.hint')));
+    side.append(el('p', {}, t('play.you', { side: t('side.' + you) })));
+    const status = el('p', { class: 'value', id: 'play-status' });
+    side.append(status);
+    if (converted) side.append(el('p', { class: 'notice' }, t('play.converted')));
+    side.append(el('div', { class: 'toolbar' },
+      el('a', { id: 'lookup', class: 'btn', href: '/?fen=' + fenParam(cur.fen), 'data-nav': '' }, t('btn.lookup')),
+      el('button', { type: 'button', onclick: () => history.back() }, t('btn.back')),
+      el('button', { type: 'button', onclick: () => { prefs.flipped = !prefs.flipped; positionPage.flipSet = true; route(); } }, t('btn.flip'))));
+    if (!cur.moves.length) {
+      const how = t(cur.in_check ? 'mated' : 'stalemated');
+      status.textContent = cur.side === you ? t('play.over.lost', { how }) : t('play.over.won', { how });
+      return;
+    }
+    if (cur.side === you) {
+      status.textContent = t('play.yourmove');
+      board.interactive(cur.moves.map((m) => m.move), (mv) => {
+        const m = cur.moves.find((x) => x.move === mv);
+        converted = m.capture;
+        history.pushState(null, '', url(m.fen));
+        load(m.fen, mv);
+      });
+      // The moves as plain buttons too (small screens, keyboards), without values.
+      const list = el('div', { class: 'moves', id: 'moves' }, el('ol', {}, cur.moves.slice().sort((a, b) => a.move < b.move ? -1 : 1).map((m) =>
+        el('li', { 'data-move': m.move }, el('button', { type: 'button', onclick: () => { converted = m.capture; history.pushState(null, '', url(m.fen)); load(m.fen, m.move); },
+          onmouseenter: () => board.arrow(m.move), onmouseleave: () => board.arrow(null) }, el('span', { class: 'n' }, moveName(m)))))));
+      side.append(list);
+    } else {
+      status.textContent = t('play.thinking');
+      timer = setTimeout(() => {
+        const m = cur.moves[0];
+        converted = m.capture;
+        history.pushState(null, '', url(m.fen));
+        load(m.fen, m.move);
+      }, 600);
+    }
+  }
+  load(text, null);
+  return { leave() { clearTimeout(timer); } };
+}
+
+// ---------------------------------------------------------------- board editor
+
+function editPage(text) {
+  const root = app();
+  let pos = emptyPosition();
+  let problem = null;
+  if (text) {
+    try { pos = parsePosition(text).pos; } catch (e) { problem = e.message; }
+  } else {
+    pos = parsePosition('4k4/4a4/9/9/9/4N4/9/5K3/9/9 w').pos;
+  }
+  let tool = 'N';
+  const side = el('div', { class: 'side-col' });
+  const boardCol = el('div', { class: 'board-col' });
+  root.replaceChildren(el('div', { class: 'layout' }, boardCol, side));
+  setTitle(t('edit.title'));
+  let board;
+  const msg = el('div', { id: 'edit-status' });
+  const fenIn = el('input', { type: 'text', id: 'edit-fen', spellcheck: 'false', 'aria-label': 'FEN' });
+  const qsIn = el('input', { type: 'text', id: 'edit-qs', spellcheck: 'false', 'aria-label': t('qstring') });
+  let checkSeq = 0;
+
+  async function check() {
+    const fen = toFen(pos);
+    fenIn.value = fen;
+    qsIn.value = toQstring(pos);
+    const local = setupProblem(pos);
+    const seq = ++checkSeq;
+    if (local) { msg.replaceChildren(el('p', { class: 'error' }, local)); return; }
+    const r = await api('/api/probe?fen=' + encodeURIComponent(fenParam(fen)));
+    if (seq !== checkSeq) return;
+    if (r.ok) {
+      msg.replaceChildren(el('p', { class: 'notice' }, t('edit.ok'), ' ', valueText(r.body)));
+    } else if (r.status === 404) {
+      msg.replaceChildren(el('p', { class: 'notice' }, t('edit.notable', { msg: r.body.error })));
+    } else {
+      // The one rule only the server checks here: the side not to move must not be in check.
+      const check = /(Red|Black), the side not to move, is in check/.exec(r.body.error || '');
+      msg.replaceChildren(el('p', { class: 'error' }, check
+        ? t('rule.check', { side: t('side.' + (check[1] === 'Red' ? 'w' : 'b')) })
+        : t('rule.server', { msg: r.body.error })));
+    }
+  }
+  function draw() {
+    board = makeBoard();
+    boardCol.replaceChildren(board.svg);
+    board.setPosition(pos, null);
+    board.svg.addEventListener('contextmenu', (ev) => ev.preventDefault());
+    board.svg.onpointerdown = (ev) => {
+      const p = board.pointAt(ev);
+      if (!p) return;
+      const erase = tool === '' || ev.button === 2;
+      pos.board[p.r][p.f] = erase ? '' : (pos.board[p.r][p.f] === tool ? '' : tool);
+      board.setPosition(pos, null);
+      check();
+    };
+  }
+  const palette = el('div', { class: 'palette', id: 'palette' });
+  const tools = [...'KABRNCP', ...'kabrncp', ''];
+  for (const p of tools) {
+    const label = p ? (prefs.pieces === 'latin' ? ({ B: 'E', N: 'H' }[p.toUpperCase()] || p.toUpperCase()) : HAN[p.toUpperCase()][isRed(p) ? 0 : 1]) : '✕';
+    const b = el('button', { type: 'button', class: p ? (isRed(p) ? 'red' : 'black') : '', title: p ? t('piece.' + p.toUpperCase()) : t('edit.erase'), 'data-tool': p,
+      onclick: () => { tool = p; palette.querySelectorAll('button').forEach((x) => x.classList.toggle('on', x === b)); } }, label);
+    if (p === tool) b.classList.add('on');
+    palette.append(b);
+  }
+  const turnSel = el('select', { id: 'edit-turn', onchange: () => { pos.turn = turnSel.value; check(); } },
+    el('option', { value: 'w' }, t('side.w')), el('option', { value: 'b' }, t('side.b')));
+  turnSel.value = pos.turn;
+  const load = (v) => {
+    try { pos = parsePosition(v).pos; turnSel.value = pos.turn; draw(); check(); } catch (e) { msg.replaceChildren(el('p', { class: 'error' }, e.message)); }
+  };
+  side.append(el('h1', {}, t('edit.title')), el('p', { class: 'small' }, t('edit.hint')), palette,
+    el('p', {}, el('label', {}, t('edit.side') + ' ', turnSel)),
+    el('div', { class: 'toolbar' },
+      el('button', { type: 'button', id: 'edit-clear', onclick: () => { pos = emptyPosition(); pos.turn = turnSel.value; draw(); check(); } }, t('btn.clear')),
+      el('button', { type: 'button', onclick: () => { const k = emptyPosition(); k.turn = turnSel.value; k.board[0][4] = 'K'; k.board[9][4] = 'k'; k.board[8][4] = 'a'; pos = k; draw(); check(); } }, t('btn.kings')),
+      el('button', { type: 'button', onclick: () => load('rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w') }, t('btn.start'))),
+    msg,
+    el('p', {}, el('label', {}, t('fen')), el('div', { class: 'fenbox' }, fenIn, el('button', { type: 'button', onclick: () => load(fenIn.value) }, t('btn.load')))),
+    el('p', {}, el('label', {}, t('qstring')), el('div', { class: 'fenbox' }, qsIn, el('button', { type: 'button', onclick: () => load(qsIn.value) }, t('btn.load')))),
+    el('div', { class: 'toolbar' },
+      el('button', { type: 'button', class: 'primary', id: 'edit-analyse', onclick: () => go('/?fen=' + encodeURIComponent(fenParam(toFen(pos)))) }, t('btn.analyse')),
+      el('button', { type: 'button', onclick: () => go('/play?fen=' + encodeURIComponent(fenParam(toFen(pos)))) }, t('btn.play'))));
+  draw();
+  if (problem) msg.replaceChildren(el('p', { class: 'error' }, problem)); else check();
+  return {};
+}
+
+// ---------------------------------------------------------------- tables page
+
+const NAMES = { R: ['rook', '車'], C: ['cannon', '炮'], N: ['horse', '馬'], P: ['pawn', '兵'] };
+function attackers(material) {
+  const k2 = material.indexOf('K', 1);
+  const part = (s) => [...s].filter((c) => 'RCNP'.includes(c)).join('');
+  return [part(material.slice(1, k2)), part(material.slice(k2 + 1))];
+}
+function attackName(a) {
+  if (!a) return t('tables.nothing');
+  return [...a].map((c) => prefs.lang === 'zh' ? NAMES[c][1] : NAMES[c][0]).join(prefs.lang === 'zh' ? '' : ' + ');
+}
+function longestLinks(list) {
+  return list.length ? list.flatMap((l, i) => [i ? ', ' : '', el('a', { href: '/?fen=' + fenParam(l.fen), 'data-nav': '', class: 'longest' }, l.order + ': ' + l.distance)]) : '—';
+}
+
+function tablesPage() {
+  const root = app();
+  setTitle(t('tables.title'));
+  root.replaceChildren(el('h1', {}, t('tables.title')), el('p', { class: 'small' }, t('loading')));
+  (async () => {
+    const r = await api('/api/tables');
+    if (!r.ok) { root.append(el('p', { class: 'error' }, r.body.error)); return; }
+    const { tables, unavailable } = r.body;
+    const out = [el('h1', {}, t('tables.title'))];
+    if (!tables.length && !unavailable.length) out.push(el('p', { class: 'notice' }, t('tables.none')));
+    const groups = new Map();
+    for (const x of tables) {
+      const [a, b] = attackers(x.material);
+      const key = a + '|' + b;
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(x);
+    }
+    const keys = [...groups.keys()].sort((x, y) => y.length - x.length || (x < y ? -1 : 1));
+    for (const key of keys) {
+      const [a, b] = key.split('|');
+      out.push(el('h2', {}, a || b ? t('tables.group', { red: attackName(a), black: attackName(b) }) : t('tables.defenders')));
+      const tb = el('tbody', {});
+      for (const x of groups.get(key)) {
+        tb.append(el('tr', { 'data-material': x.material },
+          el('td', {}, el('a', { href: '/stats/' + x.material, 'data-nav': '' }, x.material)),
+          el('td', {}, fmtInt(x.positions)), el('td', {}, x.red_win_pct.toFixed(2)), el('td', {}, x.black_draw_pct.toFixed(2)),
+          el('td', {}, longestLinks(x.longest_wins)), el('td', {}, fmtBytes(x.file_bytes))));
+      }
+      out.push(el('div', { class: 'scroll' }, el('table', { class: 'data' },
+        el('thead', {}, el('tr', {}, ['material', 'positions', 'redwin', 'blackdraw', 'longest', 'size'].map((k) => el('th', {}, t('tables.' + k))))), tb)));
+    }
+    if (unavailable.length) {
+      out.push(el('h2', {}, t('tables.unavailable')));
+      out.push(el('ul', {}, unavailable.map((u) => el('li', { class: 'error' }, u.file + ': ' + u.error))));
+    }
+    root.replaceChildren(...out);
+  })();
+  return {};
+}
+
+// ---------------------------------------------------------------- statistics page
+
+function histogram(entries, order) {
+  const es = entries.filter((e) => e.order === order);
+  const maxD = Math.max(1, ...es.map((e) => e.distance));
+  const maxN = Math.max(1, ...es.map((e) => e.positions));
+  const w = 640, h = 200, l = 56, b = 24, bw = (w - l - 8) / (maxD + 1);
+  const svg = sv('svg', { class: 'chart', viewBox: `0 0 ${w} ${h + 8}`, role: 'img', 'data-order': order });
+  svg.append(sv('line', { class: 'axis', x1: l, y1: h - b, x2: w - 4, y2: h - b }), sv('line', { class: 'axis', x1: l, y1: 6, x2: l, y2: h - b }));
+  for (const f of [0, 0.5, 1]) {
+    const y = h - b - f * (h - b - 10);
+    svg.append(sv('text', { x: l - 6, y: y + 4, 'text-anchor': 'end' }, fmtInt(Math.round(f * maxN))));
+  }
+  for (const e of es) {
+    const bh = (e.positions / maxN) * (h - b - 10);
+    const x = l + e.distance * bw;
+    svg.append(sv('rect', { class: e.distance % 2 ? 'bw' : 'bl', x: x + 0.5, y: h - b - bh, width: Math.max(1, bw - 1), height: bh },
+      sv('title', {}, `${e.distance}: ${fmtInt(e.positions)}`)));
+  }
+  const step = [1, 2, 5, 10, 20, 50, 100, 200, 500].find((k) => maxD / k <= 10) || 1000;
+  for (let d = 0; d <= maxD; d += step) {
+    svg.append(sv('text', { x: l + d * bw + bw / 2, y: h - 6, 'text-anchor': 'middle' }, d));
+  }
+  return svg;
+}
+
+function statsPage(material) {
+  const root = app();
+  setTitle(material);
+  root.replaceChildren(el('h1', {}, t('stats.title', { m: material })), el('p', { class: 'small' }, t('loading')));
+  (async () => {
+    const r = await api('/api/stats/' + encodeURIComponent(material));
+    if (!r.ok) { root.append(el('p', { class: 'error', id: 'error' }, r.body.error)); return; }
+    const s = r.body;
+    if (s.material !== material) history.replaceState(null, '', '/stats/' + s.material);
+    const out = [el('h1', { id: 'stats-title' }, t('stats.title', { m: s.material }))];
+    out.push(el('p', { class: 'small' }, t('stats.file', { f: s.file, b: fmtBytes(s.file_bytes), r: s.rule_set })));
+    const rw = s.sides.w.legal ? s.sides.w.win / s.sides.w.legal : 0;
+    const bd = s.sides.b.legal ? s.sides.b.draw / s.sides.b.legal : 0;
+    out.push(el('p', { class: 'notice' }, t(rw >= 0.98 ? 'stats.verdict.redwin' : bd >= 0.98 ? 'stats.verdict.draw' : 'stats.verdict.open')));
+    const rows = ['w', 'b'].map((k) => {
+      const x = s.sides[k];
+      return el('tr', { 'data-side': k }, el('td', {}, t('side.' + k)), el('td', {}, fmtInt(x.legal)),
+        el('td', {}, fmtInt(x.win) + ' (' + pct(x.win, x.legal) + '%)'), el('td', {}, fmtInt(x.draw) + ' (' + pct(x.draw, x.legal) + '%)'),
+        el('td', {}, fmtInt(x.loss) + ' (' + pct(x.loss, x.legal) + '%)'),
+        el('td', {}, el('div', { class: 'bar' }, el('span', { class: 'w', style: `width:${pct(x.win, x.legal)}%` }),
+          el('span', { class: 'd', style: `width:${pct(x.draw, x.legal)}%` }), el('span', { class: 'l', style: `width:${pct(x.loss, x.legal)}%` }))));
+    });
+    out.push(el('div', { class: 'scroll' }, el('table', { class: 'data', id: 'wdl' }, el('thead', {}, el('tr', {},
+      ['stats.side', 'stats.legal', 'stats.win', 'stats.draw', 'stats.loss'].map((k) => el('th', {}, t(k))), el('th', {}, ''))), el('tbody', {}, rows))));
+    out.push(el('h2', {}, t('stats.longest')));
+    const lw = el('tbody', {});
+    for (const k of ['w', 'b']) for (const l of s.sides[k].longest_wins) {
+      lw.append(el('tr', {}, el('td', {}, t('side.' + k)), el('td', {}, l.order), el('td', {}, l.distance),
+        el('td', {}, el('a', { href: '/?fen=' + fenParam(l.fen), 'data-nav': '', class: 'longest' }, l.fen))));
+    }
+    out.push(el('div', { class: 'scroll' }, el('table', { class: 'data', id: 'longest' }, el('thead', {}, el('tr', {},
+      ['stats.side', 'stats.order', 'stats.plies', 'stats.example'].map((k) => el('th', {}, t(k))))), lw)));
+    const charts = el('div', { class: 'charts' });
+    for (const k of ['w', 'b']) {
+      const orders = [...new Set(s.sides[k].histogram.map((e) => e.order))].sort((a, b) => a - b);
+      for (const o of orders) {
+        charts.append(el('figure', {}, el('figcaption', {}, t('stats.hist', { side: t('side.' + k), o })), histogram(s.sides[k].histogram, o)));
+      }
+    }
+    out.push(charts);
+    out.push(el('p', { class: 'small' }, t('stats.histnote')));
+    for (const k of ['w', 'b']) {
+      const pr = s.sides[k].pawn_ranks;
+      if (!pr) continue;
+      out.push(el('h2', {}, t('stats.pawns', { side: t('side.' + k) })));
+      const body = el('tbody', {}, pr.map((p) => el('tr', {},
+        el('td', {}, p.red === null ? t('stats.nopawn') : p.red), el('td', {}, p.black === null ? t('stats.nopawn') : p.black),
+        el('td', {}, fmtInt(p.legal)), el('td', {}, pct(p.win, p.legal) + '%'), el('td', {}, pct(p.draw, p.legal) + '%'), el('td', {}, pct(p.loss, p.legal) + '%'))));
+      out.push(el('div', { class: 'scroll' }, el('table', { class: 'data pawns' }, el('thead', {}, el('tr', {},
+        ['stats.redpawn', 'stats.blackpawn', 'stats.legal', 'stats.win', 'stats.draw', 'stats.loss'].map((x) => el('th', {}, t(x))))), body)));
+    }
+    if (s.sides.w.pawn_ranks || s.sides.b.pawn_ranks) out.push(el('p', { class: 'small' }, t('stats.pawnnote')));
+    root.replaceChildren(...out);
+  })();
+  return {};
+}
+
+// ---------------------------------------------------------------- help page
+
+const HELP = {
+  en: [
+    ['h1', 'How to read the tables'],
+    ['p', 'Each position shows the side to move, its value and every legal move with the value of the position it leads to. The tables are built by retrograde analysis of every position of an ending (Fang, Hsu & Hsu; the query system of Jih-tung Pai).'],
+    ['h2', 'Value', 'value'],
+    ['p', 'The value counts plies (half-moves) to the next conversion — a capture, or mate — when both sides play best. Odd: the side to move wins; even: it loses; a draw has no number. Stalemate loses in Xiangqi. The winner picks the move to the smallest even value; the loser the largest odd one. Best moves are marked *, captures c, checks +.'],
+    ['h2', 'Order', 'order'],
+    ['p', 'Under the Asian rules a side may not check or chase forever: a side that keeps a perpetual check or chase must change, or it loses. So a side can also win by forcing its opponent into a situation where every move either loses or perpetually checks or chases. Such a position, and every position leading to it, gets an order: order k means the winner still has k such situations to force before the final conversion, and the value counts plies to the next one. Lower orders are better for the winner. Endings where only one side has attacking pieces, and every table built today, have order 0 only; when tables with Asian-rule orders are built, their orders show here with the same meaning.'],
+    ['h2', 'Notation'],
+    ['p', 'UCCI names the points: files a–i from Red\'s left, ranks 0–9 from Red\'s side (h2e2). WXF and Chinese notation name the piece, its file counted from the mover\'s right (Red 一–九, Black １–９), the direction (+ 進 advance, − 退 retreat, = 平 traverse) and the file reached or the points moved: C2=5 炮二平五. Two pieces of a kind on one file are front + 前 and rear − 後; three pawns add the middle one (中兵, P3); four or five are numbered from the front (一兵 二兵 …, WXF ++ P+ P3 P− −−); pawns doubled on two files use the file instead of the piece (前三平四, 3+=4).'],
+    ['h2', 'Positions'],
+    ['p', 'A position is a FEN (Red in capitals, side w or b; _ may replace spaces in a URL) or the classic query system\'s position string: rows from Black\'s back rank, digits for empty points, k b e r n c p, Black in capitals, a trailing 0 for Black to move and : to view from Black\'s side, e.g. 4K44B49994n495k399. Every position has its own address: /?fen=…'],
+    ['h2', 'Play mode'],
+    ['p', 'Play mode hides all values: you move one side, the tables answer with a best move. "Look up answers" shows the values of the current position.'],
+    ['h2', 'Keys'],
+    ['p', '← and → go back and forward, space plays the suggested move, f flips the board.'],
+    ['h2', 'Programs'],
+    ['p', 'The same answers are JSON at /api/probe?fen=…, /api/mainline?fen=…, /api/tables and /api/stats/MATERIAL (formats/api.md), and from the command line: xqtb probe --json.'],
+  ],
+  zh: [
+    ['h1', '如何閱讀殘局庫'],
+    ['p', '每個局面顯示走子方、局面的值，以及每一個合法著法走後局面的值。殘局庫以回溯分析算出一個殘局的所有局面（方浩任、許聞廉、許舜欽；白日東的殘局庫查詢系統）。'],
+    ['h2', 'Value（值）', 'value'],
+    ['p', '值是雙方都走最佳著法時，到下一次轉換（吃子或將死）的步數（半回合）。奇數：走子方勝；偶數：走子方負；和局無數字。象棋中困斃為負。勝方選擇走到最小偶數的著法，負方選擇最大奇數。最佳著法標 *，吃子標 c，將軍標 +。'],
+    ['h2', 'Order（階）', 'order'],
+    ['p', '依亞洲規則，不可長將或長捉：長將、長捉的一方必須變著，否則判負。因此一方也可以迫使對方進入「每一著不是輸就是長將長捉」的局面而取勝。這種局面及所有導向它的局面都有一個階：階 k 表示勝方在最後轉換前還要迫成 k 次這種局面，值則算到下一次。對勝方而言階越低越好。只有一方有攻擊子的殘局，以及目前建造的所有殘局庫，階都是 0；將來建成含亞洲規則階的殘局庫時，這裡顯示的階意義相同。'],
+    ['h2', '記譜'],
+    ['p', 'UCCI 以點命名：紅方左起 a–i 線，紅方起 0–9 橫線（h2e2）。WXF 與中文記譜寫棋子、自走子方右起的縱線（紅 一–九，黑 １–９）、方向（+ 進、− 退、= 平）以及到達的縱線或走的步數：C2=5 炮二平五。同一縱線上兩個同種棋子分前（+）後（−）；三個兵另有中兵（P3）；四、五個兵由前數起（一兵 二兵 …，WXF ++ P+ P3 P− −−）；兩條縱線都有疊兵時以縱線代替兵字（前三平四，3+=4）。'],
+    ['h2', '局面'],
+    ['p', '局面可用 FEN（紅方大寫，走子方 w 或 b；網址中可用 _ 代替空格）或經典查詢系統的局面字串：自黑方底線起逐行，數字代表空點，k b e r n c p，黑方大寫，結尾 0 表示輪黑走，: 表示從黑方看，例如 4K44B49994n495k399。每個局面都有自己的網址：/?fen=…'],
+    ['h2', '練習攻防'],
+    ['p', '練習模式不顯示任何值：你走一方，殘局庫以最佳著法應對。「查閱解答」顯示當前局面的值。'],
+    ['h2', '按鍵'],
+    ['p', '← 和 → 上一步、下一步，空白鍵 電腦代走，f 翻轉棋盤。'],
+    ['h2', '程式介面'],
+    ['p', '同樣的答案以 JSON 提供：/api/probe?fen=…、/api/mainline?fen=…、/api/tables、/api/stats/子力（formats/api.md），命令列：xqtb probe --json。'],
+  ],
+};
+
+function helpPage() {
+  setTitle(t('nav.help'));
+  const root = app();
+  root.replaceChildren(el('div', { class: 'help' }, HELP[prefs.lang].map(([tag, text, id]) => el(tag, { id }, text))));
+  if (location.hash) { const e = document.getElementById(location.hash.slice(1)); if (e) e.scrollIntoView(); }
+  return {};
+}
+
+// ---------------------------------------------------------------- preferences and start
+
+function applyText() {
+  document.documentElement.lang = prefs.lang === 'zh' ? 'zh-Hant' : 'en';
+  document.querySelectorAll('[data-i18n]').forEach((e) => { e.textContent = t(e.dataset.i18n); });
+  document.querySelectorAll('[data-i18n-title]').forEach((e) => { e.title = t(e.dataset.i18nTitle); });
+  document.getElementById('lang').textContent = prefs.lang === 'zh' ? 'English' : '中文';
+}
+
+function init() {
+  const nota = document.getElementById('notation');
+  nota.value = prefs.notation;
+  nota.onchange = () => { prefs.notation = nota.value; local.set('xqtb.notation', nota.value); route(); };
+  const pieces = document.getElementById('pieces');
+  pieces.value = prefs.pieces;
+  pieces.onchange = () => { prefs.pieces = pieces.value; local.set('xqtb.pieces', pieces.value); route(); };
+  document.getElementById('lang').onclick = () => {
+    prefs.lang = prefs.lang === 'zh' ? 'en' : 'zh';
+    local.set('xqtb.lang', prefs.lang);
+    applyText();
+    route();
+  };
+  document.getElementById('theme').onclick = () => {
+    const dark = document.documentElement.dataset.theme === 'dark' ||
+      (!document.documentElement.dataset.theme && matchMedia('(prefers-color-scheme: dark)').matches);
+    const next = dark ? 'light' : 'dark';
+    document.documentElement.dataset.theme = next;
+    local.set('xqtb.theme', next);
+  };
+  applyText();
+  route();
+}
+init();
