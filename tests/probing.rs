@@ -207,3 +207,27 @@ fn a_tablebase_is_send_and_sync() {
     fn assert_send_sync<T: Send + Sync>() {}
     assert_send_sync::<Tablebase>();
 }
+
+/// The block cache holds at most the bytes it promises, whatever mix of block kinds (2-bit
+/// WDL, 4-, 8- or 16-bit distances) passes through it.
+#[test]
+fn the_block_cache_stays_within_its_limit() {
+    use xqtb::table::{cache_limit, TableFile};
+    let path = tables().join(format!("{MAT}.xqtb"));
+    for budget in [100 << 10, 600 << 10, 2 << 20] {
+        let t = TableFile::open(&path, budget).unwrap();
+        let limit = cache_limit(t.header(), budget);
+        assert!(limit <= budget.max(2 * t.header().block_entries as usize + 1));
+        let ix = t.indexer();
+        let mut peak = 0;
+        for side in 0..2 {
+            for i in (0..ix.size()).step_by(997) {
+                if t.is_legal(side, i) {
+                    t.value_legal(side, i).unwrap();
+                    peak = peak.max(t.cached_bytes());
+                }
+            }
+        }
+        assert!(peak > 0 && peak <= limit, "budget {budget}: peak {peak}, limit {limit}");
+    }
+}

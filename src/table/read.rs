@@ -15,7 +15,6 @@ use byteorder::{ByteOrder, LittleEndian as LE};
 use lru::LruCache;
 use std::fs::File;
 use std::io;
-use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -106,23 +105,36 @@ impl ReadAt for Mapped {
 
 const MAX_SHARDS: usize = 16;
 
-/// The bytes counted for one cached block: a block is a quarter (WDL) to a half (distance
-/// symbols of 4 bits; 8 and 16 bits are rarer) of a byte an entry, so count half a byte.
-fn cached_block_bytes(header: &Header) -> usize {
-    (header.block_entries as usize / 2).max(1)
+/// The most bytes one decompressed block can take: a distance block of 16-bit symbols (a WDL
+/// block is a quarter of a byte an entry, a 4-bit distance block half a byte).
+fn max_block_bytes(header: &Header) -> usize {
+    1 + 2 * header.block_entries as usize
 }
 
-/// How many blocks a cache of `cache_bytes` holds: at least one, and no more than the file
-/// has (so a huge cache costs nothing up front).
-fn cache_slots(header: &Header, cache_bytes: usize) -> usize {
+/// How a cache of `cache_bytes` is laid out: shards and the bytes each may hold. At least one
+/// block of any kind fits; a table's cache never counts more than all its blocks could take
+/// (so a huge cache costs nothing up front: blocks are allocated as they are read).
+fn cache_plan(header: &Header, cache_bytes: usize) -> (usize, usize) {
+    let block = max_block_bytes(header);
     let blocks = usize::try_from(4 * header.blocks_per_side()).unwrap_or(usize::MAX);
-    (cache_bytes / cached_block_bytes(header)).clamp(1, blocks.max(1))
+    let cap = cache_bytes.min(blocks.saturating_mul(block)).max(block);
+    let shards = (cap / block).clamp(1, MAX_SHARDS);
+    (shards, cap / shards)
 }
 
-/// The most a table's block cache of `cache_bytes` can hold, in the bytes it counts: less than
-/// `cache_bytes` for a table smaller than its cache.
+/// The most bytes of decompressed blocks a table's cache of `cache_bytes` holds: a real bound
+/// (blocks are counted by their size), less than `cache_bytes` for a table smaller than its
+/// cache, and at least one block.
 pub fn cache_limit(header: &Header, cache_bytes: usize) -> usize {
-    cache_slots(header, cache_bytes).saturating_mul(cached_block_bytes(header))
+    let (shards, per_shard) = cache_plan(header, cache_bytes);
+    shards * per_shard
+}
+
+/// One shard of the block cache: least recently used blocks go first once the bytes they hold
+/// pass the shard's budget.
+struct Shard {
+    blocks: LruCache<u64, Arc<[u8]>>,
+    bytes: usize,
 }
 
 /// An open table file.
@@ -134,7 +146,9 @@ pub struct TableFile<R: ReadAt = Mapped> {
     values: Vec<Symbol>,
     /// Decompressed blocks by (stream, side, block): WDL (2 bits an entry), or a distance block (a width
     /// byte, then the symbols).
-    cache: Vec<Mutex<LruCache<u64, Arc<[u8]>>>>,
+    cache: Vec<Mutex<Shard>>,
+    /// Bytes each shard may hold.
+    shard_budget: usize,
 }
 
 impl TableFile<Mapped> {
@@ -233,9 +247,7 @@ impl<R: ReadAt> TableFile<R> {
                 ),
             });
         }
-        let slots = cache_slots(&header, cache_bytes);
-        let shards = slots.min(MAX_SHARDS);
-        let per_shard = NonZeroUsize::new(slots.div_ceil(shards)).unwrap();
+        let (shards, shard_budget) = cache_plan(&header, cache_bytes);
         Ok(TableFile {
             path: path.to_owned(),
             r,
@@ -243,8 +255,14 @@ impl<R: ReadAt> TableFile<R> {
             indexer,
             values,
             cache: (0..shards)
-                .map(|_| Mutex::new(LruCache::new(per_shard)))
+                .map(|_| {
+                    Mutex::new(Shard {
+                        blocks: LruCache::unbounded(),
+                        bytes: 0,
+                    })
+                })
                 .collect(),
+            shard_budget,
         })
     }
 
@@ -346,15 +364,30 @@ impl<R: ReadAt> TableFile<R> {
         Ok(raw)
     }
 
+    /// Bytes of decompressed blocks the cache holds now (at most [`cache_limit`]).
+    pub fn cached_bytes(&self) -> usize {
+        self.cache.iter().map(|s| s.lock().unwrap().bytes).sum()
+    }
+
     /// A block through the cache.
     fn cached(&self, stream: Stream, side: usize, block: u64) -> Result<Arc<[u8]>, TableError> {
         let key = (stream as u64 * 2 + side as u64) * self.header.blocks_per_side() + block;
         let shard = &self.cache[(key % self.cache.len() as u64) as usize];
-        if let Some(b) = shard.lock().unwrap().get(&key) {
+        if let Some(b) = shard.lock().unwrap().blocks.get(&key) {
             return Ok(b.clone());
         }
         let b: Arc<[u8]> = self.read_stream_block(stream, side, block)?.into();
-        shard.lock().unwrap().put(key, b.clone());
+        let mut shard = shard.lock().unwrap();
+        if let Some(old) = shard.blocks.put(key, b.clone()) {
+            // Another thread read it meanwhile.
+            shard.bytes -= old.len();
+        }
+        shard.bytes += b.len();
+        while shard.bytes > self.shard_budget && shard.blocks.len() > 1 {
+            if let Some((_, gone)) = shard.blocks.pop_lru() {
+                shard.bytes -= gone.len();
+            }
+        }
         Ok(b)
     }
 
