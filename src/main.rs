@@ -17,5 +17,9 @@ fn limit_malloc_arenas() {
     // exists.
     unsafe {
         libc::mallopt(libc::M_ARENA_MAX, 2);
+        // Large blocks (bitmaps, chunks, buffers) are mapped and unmapped, so memory freed
+        // between phases goes back to the system; a fixed threshold also turns off glibc's
+        // raising it after each such free.
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 10);
     }
 }

@@ -152,6 +152,7 @@ pub fn build_table(
         }
         Ok(())
     })?;
+    work.release_pass_memory();
     let path = table_path(&opts.dir, material);
     let positions = write_table(
         &work,

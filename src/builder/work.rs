@@ -83,6 +83,17 @@ impl Work {
         self.store
     }
 
+    /// Frees what only the passes use (bitmaps, update buffers), so that the final write has
+    /// that memory for its compressors and buffers.
+    pub fn release_pass_memory(&mut self) {
+        for side in Color::ALL {
+            self.unresolved[side] = None;
+            self.frontier[side] = Bitmap::new(0);
+            self.next[side] = Bitmap::new(0);
+        }
+        self.buffers = Buffers::new(0, 0);
+    }
+
     pub fn resident(&self) -> bool {
         matches!(self.entries, Entries::Resident(_))
     }

@@ -36,6 +36,14 @@ const MAX_COMPRESSORS: usize = 2;
 /// enough to bound the buffered symbols (3 bytes an entry: 3 MiB).
 const BATCH_BLOCKS: usize = 2 * MAX_COMPRESSORS;
 
+thread_local! {
+    /// Each compressing thread's zstd contexts (WDL, distances), made once and reused for every
+    /// block: a new context per block cost an allocation and set-up of megabytes each time.
+    /// They go with the writer's threads.
+    static COMPRESSORS: std::cell::RefCell<Option<(zstd::bulk::Compressor<'static>, zstd::bulk::Compressor<'static>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// Where a block went: offset, compressed length, crc32.
 type IndexEntry = (u64, u32, u32);
 
@@ -196,12 +204,21 @@ impl TableWriter {
             wdl.par_chunks(be)
                 .zip(dtc.par_chunks(be))
                 .map(|(w, d)| {
-                    let wz = zstd::bulk::compress(&pack_wdl(w), WDL_LEVEL)
-                        .expect("zstd compression of a buffer");
-                    let raw = pack_symbols(d);
-                    let dz = zstd::bulk::compress(&raw, DTC_LEVEL)
-                        .expect("zstd compression of a buffer");
-                    (wz, dz)
+                    COMPRESSORS.with_borrow_mut(|c| {
+                        let (wc, dc) = c.get_or_insert_with(|| {
+                            (
+                                zstd::bulk::Compressor::new(WDL_LEVEL).expect("a zstd context"),
+                                zstd::bulk::Compressor::new(DTC_LEVEL).expect("a zstd context"),
+                            )
+                        });
+                        let wz = wc
+                            .compress(&pack_wdl(w))
+                            .expect("zstd compression of a buffer");
+                        let dz = dc
+                            .compress(&pack_symbols(d))
+                            .expect("zstd compression of a buffer");
+                        (wz, dz)
+                    })
                 })
                 .collect()
         });
