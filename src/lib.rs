@@ -36,6 +36,7 @@
 //! ```
 
 pub mod builder;
+pub mod chase;
 pub mod diskspace;
 pub mod fen;
 mod fsio;
