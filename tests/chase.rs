@@ -200,3 +200,23 @@ fn forbidden_attack_needs_a_legal_capture() {
     let pos = parse_fen("5k3/9/9/9/9/4c4/9/3N5/9/3K5 w").unwrap();
     assert!(forbidden_attack(&pos, sq("d2"), sq("e4")));
 }
+
+#[test]
+fn rule_book_perpetual_check_by_a_rook() {
+    // After seeds/003 Appendix A, Figure 3a (our own position with its moves): Ra3-a0 checks
+    // the king f0 along rank 0, and after Kf0-f1, Ra0-a1 checks again; both are checks, and a
+    // check is never also a chase.
+    assert!(checks("3k5/9/9/9/9/9/r8/9/9/5K3 b", "a3a0"));
+    assert!(chased("3k5/9/9/9/9/9/r8/9/9/5K3 b", "a3a0").is_empty());
+    assert!(checks("3k5/9/9/9/9/9/9/9/5K3/r8 b", "a0a1"));
+}
+
+#[test]
+fn rule_book_rook_following_a_rook_is_not_a_chase() {
+    // After seeds/003 Appendix A, Figure 3b (our own position with its moves Rg6-i6, Ri9-h9,
+    // Ri6-h6, ...): each Red move attacks the Black rook, which is not pinned and can take
+    // back, so by Asian rule 24 none is a chase; Black's escapes attack nothing. A draw.
+    assert!(chased("3k4r/9/9/6R2/9/9/9/9/9/5K3 w", "g6i6").is_empty());
+    assert!(chased("3k4r/9/9/8R/9/9/9/9/9/5K3 b", "i9h9").is_empty());
+    assert!(!checks("3k4r/9/9/8R/9/9/9/9/9/5K3 b", "i9h9"));
+}
