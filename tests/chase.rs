@@ -162,7 +162,10 @@ fn a_check_is_not_a_chase() {
 #[test]
 fn one_move_may_chase_two_pieces() {
     // Nb4-d5 forks the unprotected cannons c7 and e7 (leg d6 free for both).
-    assert_eq!(chased("5k3/9/2c1c4/9/9/1N7/9/9/9/3K5 w", "b4d5"), ["c7", "e7"]);
+    assert_eq!(
+        chased("5k3/9/2c1c4/9/9/1N7/9/9/9/3K5 w", "b4d5"),
+        ["c7", "e7"]
+    );
 }
 
 #[test]
