@@ -80,6 +80,14 @@ pub trait GameGraph {
     /// Appends the moves from `u` inside the graph to `out`.
     fn successors(&self, u: Vertex, out: &mut Vec<Edge>);
 
+    /// The number of moves from `u` inside the graph (what [`GameGraph::successors`] appends;
+    /// a graph whose labels are costly answers without computing them).
+    fn move_count(&self, u: Vertex) -> usize {
+        let mut out = Vec::new();
+        self.successors(u, &mut out);
+        out.len()
+    }
+
     /// Appends the sources of the moves into `v`, one per move (a vertex with two moves into
     /// `v` appears twice).
     fn predecessors(&self, v: Vertex, out: &mut Vec<Vertex>);

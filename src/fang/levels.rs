@@ -173,13 +173,8 @@ struct State {
 impl State {
     fn new<G: GameGraph>(g: &G) -> State {
         let n = g.vertex_count();
-        let mut edges = Vec::new();
         let open = (0..n)
-            .map(|u| {
-                edges.clear();
-                g.successors(u, &mut edges);
-                edges.len() as u32 + (g.exit(u) == Some(Outcome::Draw)) as u32
-            })
+            .map(|u| g.move_count(u) as u32 + (g.exit(u) == Some(Outcome::Draw)) as u32)
             .collect();
         State {
             db: vec![None; n],

@@ -52,6 +52,7 @@ pub mod levels;
 pub mod mutual;
 pub mod pattern;
 pub mod set;
+pub mod xiangqi;
 
 pub use explicit::{ExplicitGraph, GraphError};
 pub use graph::{outcome, Db, Edge, GameGraph, PieceId, PieceSet, Target, Vertex};

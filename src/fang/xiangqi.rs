@@ -1,0 +1,365 @@
+//! An in-memory driver: Fang's algorithms ([`super::levels::solve`]) on every position of a
+//! Xiangqi material, its supporting tables solved first the same way. A reference for the
+//! out-of-core port, for small materials only: it keeps every value, and the labels of the
+//! unknown positions' moves, in RAM.
+//!
+//! Vertices are the legal entries `(side to move, index)` of the material's [`Indexer`]
+//! (mirror-folded: an entry stands for a position and its mirror image, which have the same
+//! value and the same labels). Moves inside are the legal quiet moves of the entry's position;
+//! captures are exits, valued by the supporting table of the material left. Predecessors come
+//! from the builder's retro-move rules ([`crate::builder::graph::Graph::predecessors`]), which
+//! emit one predecessor per quiet move, as the children counts need.
+//!
+//! A chased piece is numbered by its colour and role; a material with two pieces of one colour
+//! and role (whose identities a position does not tell apart) is refused: those need the
+//! piece followed through the moves (`formats/rules.md`, "Identical pieces").
+
+use super::graph::{Edge, GameGraph, PieceId, PieceSet, Vertex};
+use super::levels::{solve, LevelKind, Options, SolveError};
+use crate::builder::graph::Graph;
+use crate::chase::{chases, gives_check};
+use crate::index::{IndexError, Indexer};
+use crate::material::Material;
+use crate::piece::{Color, Role};
+use crate::position::Position;
+use crate::value::{Outcome, Value};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use thiserror::Error;
+
+/// Why a material could not be solved.
+#[derive(Debug, Error)]
+pub enum DriverError {
+    #[error(transparent)]
+    Index(#[from] IndexError),
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+    #[error("{material} has two {role:?}s of one side: identical pieces are not supported here")]
+    IdenticalPieces { material: Material, role: Role },
+    #[error("no solved table for {0}")]
+    Missing(Material),
+    #[error("{0}")]
+    Inconsistent(String),
+}
+
+/// One side's counts of a solved table, in real positions (entries weighed by multiplicity).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SideCounts {
+    pub win: u64,
+    pub draw: u64,
+    pub loss: u64,
+}
+
+/// One order's counts: positions won and lost at it (both sides), and the longest win.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OrderCounts {
+    pub order: u16,
+    /// `None` for order 0.
+    pub kind: Option<LevelKind>,
+    pub win: u64,
+    pub loss: u64,
+    /// The longest win of this order: its distance and FEN.
+    pub longest_win: Option<(u16, String)>,
+}
+
+/// A solved material.
+pub struct Table {
+    pub material: Material,
+    indexer: Indexer,
+    /// By side to move, by index: `None` for an entry that is not a legal position.
+    values: [Vec<Option<Value>>; 2],
+    kinds: Vec<LevelKind>,
+}
+
+impl Table {
+    /// The value of a legal position of this material (as numbered, not colour-flipped).
+    pub fn value(&self, pos: &Position) -> Result<Value, DriverError> {
+        let index = self.indexer.encode(pos)?;
+        self.values[pos.turn().index()][index as usize].ok_or_else(|| {
+            DriverError::Inconsistent(format!("{}: no value", crate::fen::to_fen(pos)))
+        })
+    }
+
+    /// Win/draw/loss counts of one side to move.
+    pub fn counts(&self, side: Color) -> SideCounts {
+        let mut c = SideCounts::default();
+        for (index, v) in self.values[side.index()].iter().enumerate() {
+            let Some(v) = v else { continue };
+            let mult = self.indexer.multiplicity(index as u64) as u64;
+            match v.outcome() {
+                Outcome::Win => c.win += mult,
+                Outcome::Draw => c.draw += mult,
+                Outcome::Loss => c.loss += mult,
+            }
+        }
+        c
+    }
+
+    /// Counts per order, both sides together, with each order's longest win.
+    pub fn orders(&self) -> Vec<OrderCounts> {
+        let mut out: Vec<OrderCounts> = (0..=self.kinds.len())
+            .map(|r| OrderCounts {
+                order: r as u16,
+                kind: r.checked_sub(1).map(|k| self.kinds[k]),
+                ..OrderCounts::default()
+            })
+            .collect();
+        for side in Color::ALL {
+            for (index, v) in self.values[side.index()].iter().enumerate() {
+                let Some(Value::Decided { order, distance }) = *v else {
+                    continue;
+                };
+                let mult = self.indexer.multiplicity(index as u64) as u64;
+                let o = &mut out[order as usize];
+                if distance % 2 == 0 {
+                    o.loss += mult;
+                    continue;
+                }
+                o.win += mult;
+                if o.longest_win.as_ref().is_none_or(|(d, _)| distance > *d) {
+                    let fen = self
+                        .indexer
+                        .decode(index as u64, side)
+                        .map(|p| crate::fen::to_fen(&p));
+                    o.longest_win = Some((distance, fen.unwrap_or_default()));
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Solves materials in memory, keeping every table solved.
+pub struct Solver {
+    options: Options,
+    tables: HashMap<Material, Table>,
+}
+
+impl Solver {
+    pub fn new(options: Options) -> Solver {
+        Solver {
+            options,
+            tables: HashMap::new(),
+        }
+    }
+
+    /// Solves `material` (canonical orientation) and every table it captures into.
+    pub fn solve(&mut self, material: Material) -> Result<&Table, DriverError> {
+        let material = material.canonical();
+        for m in material.supporting() {
+            if !self.tables.contains_key(&m) {
+                let table = self.solve_one(m)?;
+                self.tables.insert(m, table);
+            }
+        }
+        self.tables
+            .get(&material)
+            .ok_or(DriverError::Missing(material))
+    }
+
+    fn solve_one(&self, material: Material) -> Result<Table, DriverError> {
+        let graph = PositionGraph::new(material, &|child| self.outcome(child))?;
+        let solution = solve(&graph, self.options)?;
+        let size = graph.indexer.size() as usize;
+        let mut values = [vec![None; size], vec![None; size]];
+        for (v, &(side, index)) in graph.nodes.iter().enumerate() {
+            values[side.index()][index as usize] = Some(solution.values[v]);
+        }
+        Ok(Table {
+            material,
+            indexer: graph.indexer,
+            values,
+            kinds: solution.levels.iter().map(|l| l.kind).collect(),
+        })
+    }
+
+    /// The outcome, for its side to move, of a position of a solved supporting material.
+    fn outcome(&self, pos: &Position) -> Result<Outcome, DriverError> {
+        let material = Material::of(pos);
+        let canonical = material.canonical();
+        let table = self
+            .tables
+            .get(&canonical)
+            .ok_or(DriverError::Missing(canonical))?;
+        let value = if canonical == material {
+            table.value(pos)?
+        } else {
+            table.value(&pos.flip_colors())?
+        };
+        Ok(value.outcome())
+    }
+}
+
+/// The game graph of one material: its legal entries, with the exits and quiet-move counts
+/// found once, and the labels of a position's moves computed when first asked for.
+struct PositionGraph {
+    indexer: Indexer,
+    retro: Graph,
+    nodes: Vec<(Color, u64)>,
+    /// `side * size + index` → vertex, `u32::MAX` for an entry that is not a legal position.
+    ids: Vec<u32>,
+    exits: Vec<Option<Outcome>>,
+    quiet: Vec<u8>,
+    pieces: [[Option<PieceId>; 8]; 2],
+    labelled: RefCell<HashMap<Vertex, Vec<Edge>>>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl PositionGraph {
+    fn new(
+        material: Material,
+        outcome: &dyn Fn(&Position) -> Result<Outcome, DriverError>,
+    ) -> Result<PositionGraph, DriverError> {
+        let indexer = Indexer::new(material)?;
+        let size = indexer.size();
+        let mut graph = PositionGraph {
+            retro: Graph::new(Indexer::new(material)?),
+            nodes: Vec::new(),
+            ids: vec![NONE; 2 * size as usize],
+            exits: Vec::new(),
+            quiet: Vec::new(),
+            pieces: piece_ids(material)?,
+            labelled: RefCell::new(HashMap::new()),
+            indexer,
+        };
+        for side in Color::ALL {
+            for index in 0..size {
+                let Some(mut pos) = graph.indexer.decode(index, side) else {
+                    continue;
+                };
+                if pos.opponent_in_check() {
+                    continue;
+                }
+                let (exit, quiet) = exits_and_quiet(&mut pos, outcome)?;
+                graph.ids[side.index() * size as usize + index as usize] = graph.nodes.len() as u32;
+                graph.nodes.push((side, index));
+                graph.exits.push(exit);
+                graph.quiet.push(quiet);
+            }
+        }
+        Ok(graph)
+    }
+
+    fn vertex(&self, side: Color, index: u64) -> Option<Vertex> {
+        let id = self.ids[side.index() * self.indexer.size() as usize + index as usize];
+        (id != NONE).then_some(id as Vertex)
+    }
+
+    fn position(&self, u: Vertex) -> Position {
+        let (side, index) = self.nodes[u];
+        self.indexer
+            .decode(index, side)
+            .expect("a vertex is a legal entry")
+    }
+
+    /// The moves from `u` with their labels.
+    fn label(&self, u: Vertex) -> Vec<Edge> {
+        let pos = self.position(u);
+        let mut out = Vec::new();
+        for mv in pos.legal_moves() {
+            if pos.is_capture(mv) {
+                continue;
+            }
+            let mut child = pos.clone();
+            child.play(mv);
+            let index = self
+                .indexer
+                .encode(&child)
+                .expect("a quiet move keeps the material");
+            let to = self
+                .vertex(child.turn(), index)
+                .expect("a legal move reaches a legal position");
+            let check = gives_check(&pos, mv).expect("a legal move");
+            let chased = chases(&pos, mv).expect("a legal move");
+            let chases = chased.iter().fold(PieceSet::EMPTY, |set, &sq| {
+                let piece = child.piece_at(sq).expect("a chased piece stands there");
+                let id = self.pieces[piece.color().index()][piece.role() as usize];
+                set.with(id.expect("every chaseable piece is numbered"))
+            });
+            out.push(Edge { to, check, chases });
+        }
+        out
+    }
+}
+
+/// The best exit (a capture into a supporting table) and the number of legal quiet moves.
+fn exits_and_quiet(
+    pos: &mut Position,
+    outcome: &dyn Fn(&Position) -> Result<Outcome, DriverError>,
+) -> Result<(Option<Outcome>, u8), DriverError> {
+    let mut best: Option<Outcome> = None;
+    let mut quiet = 0;
+    for mv in pos.legal_moves() {
+        if !pos.is_capture(mv) {
+            quiet += 1;
+            continue;
+        }
+        let undo = pos.play(mv);
+        let theirs = outcome(pos);
+        pos.undo(mv, undo);
+        let mine = theirs?.flip();
+        best = Some(best.map_or(mine, |b| b.max(mine)));
+    }
+    Ok((best, quiet))
+}
+
+/// Piece numbers by colour and role; an error for two pieces of one colour and role.
+fn piece_ids(material: Material) -> Result<[[Option<PieceId>; 8]; 2], DriverError> {
+    let mut ids = [[None; 8]; 2];
+    let mut next = 0;
+    for color in Color::ALL {
+        for role in Role::ALL.into_iter().filter(|&r| r != Role::King) {
+            match material.count(color, role) {
+                0 => {}
+                1 => {
+                    ids[color.index()][role as usize] = Some(next);
+                    next += 1;
+                }
+                _ => return Err(DriverError::IdenticalPieces { material, role }),
+            }
+        }
+    }
+    Ok(ids)
+}
+
+impl GameGraph for PositionGraph {
+    fn vertex_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    fn side(&self, u: Vertex) -> Color {
+        self.nodes[u].0
+    }
+
+    fn exit(&self, u: Vertex) -> Option<Outcome> {
+        self.exits[u]
+    }
+
+    fn successors(&self, u: Vertex, out: &mut Vec<Edge>) {
+        let mut cache = self.labelled.borrow_mut();
+        out.extend_from_slice(cache.entry(u).or_insert_with(|| self.label(u)));
+    }
+
+    fn move_count(&self, u: Vertex) -> usize {
+        self.quiet[u] as usize
+    }
+
+    fn predecessors(&self, v: Vertex, out: &mut Vec<Vertex>) {
+        let (_, index) = self.nodes[v];
+        let child = self.position(v);
+        let emitted = self.retro.predecessors(&child, index, |node| {
+            if let Some(u) = self.vertex(node.side, node.index) {
+                out.push(u);
+            }
+        });
+        emitted.expect("a retro move keeps the material");
+    }
+
+    fn pieces(&self, owner: Color) -> PieceSet {
+        self.pieces[owner.index()]
+            .iter()
+            .flatten()
+            .fold(PieceSet::EMPTY, |set, &id| set.with(id))
+    }
+}
