@@ -9,30 +9,16 @@ fn counts(s: &SideCounts) -> [u64; 3] {
 }
 
 #[test]
-fn krkn() {
-    let material: Material = "KRKN".parse().unwrap();
-    let t0 = std::time::Instant::now();
-    let mut none = Solver::new(Options {
-        rules: Rules::None,
-        early_draws: false,
-    });
-    let table = none.solve(material).unwrap();
-    let (red, black) = (
-        counts(&table.counts(Color::Red)),
-        counts(&table.counts(Color::Black)),
-    );
-    println!("none: red {red:?} black {black:?} ({:?})", t0.elapsed());
-    let mut asian = Solver::new(Options {
-        rules: Rules::Asian,
-        early_draws: true,
-    });
-    let table = asian.solve(material).unwrap();
-    let (red, black) = (
-        counts(&table.counts(Color::Red)),
-        counts(&table.counts(Color::Black)),
-    );
-    println!("asian: red {red:?} black {black:?} ({:?})", t0.elapsed());
-    for o in table.orders() {
-        println!("{o:?}");
+fn scratch() {
+    for m in ["KRKC", "KRKP", "KRKR"] {
+        let material: Material = m.parse().unwrap();
+        let t0 = std::time::Instant::now();
+        let mut asian = Solver::new(Options { rules: Rules::Asian, early_draws: true });
+        let table = asian.solve(material).unwrap();
+        let (red, black) = (counts(&table.counts(Color::Red)), counts(&table.counts(Color::Black)));
+        println!("{m} asian: red {red:?} black {black:?} ({:?})", t0.elapsed());
+        for o in table.orders() {
+            println!("{o:?}");
+        }
     }
 }
