@@ -80,6 +80,19 @@ impl Table {
         })
     }
 
+    /// The material's index.
+    pub fn indexer(&self) -> &Indexer {
+        &self.indexer
+    }
+
+    /// The value of entry `index` with `side` to move; `None` if it is not a legal position.
+    pub fn entry(&self, side: Color, index: u64) -> Option<Value> {
+        self.values[side.index()]
+            .get(index as usize)
+            .copied()
+            .flatten()
+    }
+
     /// Win/draw/loss counts of one side to move.
     pub fn counts(&self, side: Color) -> SideCounts {
         let mut c = SideCounts::default();
@@ -173,20 +186,24 @@ impl Solver {
         })
     }
 
-    /// The outcome, for its side to move, of a position of a solved supporting material.
-    fn outcome(&self, pos: &Position) -> Result<Outcome, DriverError> {
+    /// The value of a position of a solved material (in either colour orientation).
+    pub fn value(&self, pos: &Position) -> Result<Value, DriverError> {
         let material = Material::of(pos);
         let canonical = material.canonical();
         let table = self
             .tables
             .get(&canonical)
             .ok_or(DriverError::Missing(canonical))?;
-        let value = if canonical == material {
-            table.value(pos)?
+        if canonical == material {
+            table.value(pos)
         } else {
-            table.value(&pos.flip_colors())?
-        };
-        Ok(value.outcome())
+            table.value(&pos.flip_colors())
+        }
+    }
+
+    /// The outcome, for its side to move, of a position of a solved supporting material.
+    fn outcome(&self, pos: &Position) -> Result<Outcome, DriverError> {
+        Ok(self.value(pos)?.outcome())
     }
 }
 
