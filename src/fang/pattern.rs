@@ -11,6 +11,7 @@ use super::graph::{outcome, Db, Edge, GameGraph, Target, Vertex};
 use super::set::VertexSet;
 use crate::piece::Color;
 use crate::value::Outcome;
+use std::collections::HashMap;
 
 /// Where a pattern is looked for.
 #[derive(Clone, Copy)]
@@ -73,8 +74,9 @@ pub struct Pattern {
     pub target: Target,
     pub wins: VertexSet,
     pub losses: VertexSet,
-    /// For each vertex of `wins`, its moves into `losses`.
-    into_losses: Vec<u32>,
+    /// For each vertex of `wins`, its moves into `losses` (kept for the wins only: patterns
+    /// are small next to the graph).
+    into_losses: HashMap<Vertex, u32>,
 }
 
 impl Pattern {
@@ -108,8 +110,10 @@ impl Pattern {
             g.predecessors(x, &mut preds);
             for &w in &preds {
                 if was_loss && self.wins.contains(w) {
-                    self.into_losses[w] -= 1;
-                    if self.into_losses[w] == 0 {
+                    let count = self.into_losses.get_mut(&w).expect("every win is counted");
+                    *count -= 1;
+                    if *count == 0 {
+                        self.into_losses.remove(&w);
                         self.wins.remove(w);
                         frontier.push(w);
                     }
@@ -141,7 +145,7 @@ pub fn max_pattern<G: GameGraph>(
         target,
         wins: VertexSet::new(n),
         losses: VertexSet::new(n),
-        into_losses: vec![0; n],
+        into_losses: HashMap::new(),
     };
     let mut edges = Vec::new();
     for u in within.vertices(g, !attacker) {
@@ -157,7 +161,7 @@ pub fn max_pattern<G: GameGraph>(
         g.predecessors(u, &mut preds);
         for &w in preds.iter().filter(|&&w| within.inside(w)) {
             pattern.wins.insert(w);
-            pattern.into_losses[w] += 1;
+            *pattern.into_losses.entry(w).or_insert(0) += 1;
         }
     }
     let unfit: Vec<Vertex> = pattern

@@ -23,6 +23,7 @@ use crate::material::Material;
 use crate::piece::{Color, Role};
 use crate::position::Position;
 use crate::value::{Outcome, Value};
+use rayon::prelude::*;
 use std::cell::RefCell;
 use std::collections::HashMap;
 use thiserror::Error;
@@ -223,11 +224,11 @@ struct PositionGraph {
 
 const NONE: u32 = u32::MAX;
 
+/// How a driver values a position of a supporting table (for its side to move).
+type OutcomeOf<'a> = dyn Fn(&Position) -> Result<Outcome, DriverError> + Sync + 'a;
+
 impl PositionGraph {
-    fn new(
-        material: Material,
-        outcome: &dyn Fn(&Position) -> Result<Outcome, DriverError>,
-    ) -> Result<PositionGraph, DriverError> {
+    fn new(material: Material, outcome: &OutcomeOf<'_>) -> Result<PositionGraph, DriverError> {
         let indexer = Indexer::new(material)?;
         let size = indexer.size();
         let mut graph = PositionGraph {
@@ -241,16 +242,14 @@ impl PositionGraph {
             indexer,
         };
         for side in Color::ALL {
-            for index in 0..size {
-                let Some(mut pos) = graph.indexer.decode(index, side) else {
-                    continue;
-                };
-                if pos.opponent_in_check() {
-                    continue;
-                }
-                let (exit, quiet) = exits_and_quiet(&mut pos, outcome)?;
-                graph.ids[side.index() * size as usize + index as usize] = graph.nodes.len() as u32;
-                graph.nodes.push((side, index));
+            let found = (0..size)
+                .into_par_iter()
+                .map(|index| examine(&graph.indexer, side, index, outcome))
+                .collect::<Result<Vec<_>, DriverError>>()?;
+            for (index, found) in found.into_iter().enumerate() {
+                let Some((exit, quiet)) = found else { continue };
+                graph.ids[side.index() * size as usize + index] = graph.nodes.len() as u32;
+                graph.nodes.push((side, index as u64));
                 graph.exits.push(exit);
                 graph.quiet.push(quiet);
             }
@@ -300,10 +299,23 @@ impl PositionGraph {
     }
 }
 
+/// The best exit and quiet-move count of an entry, `None` if it is not a legal position.
+fn examine(
+    indexer: &Indexer,
+    side: Color,
+    index: u64,
+    outcome: &OutcomeOf<'_>,
+) -> Result<Option<(Option<Outcome>, u8)>, DriverError> {
+    match indexer.decode(index, side) {
+        Some(mut pos) if !pos.opponent_in_check() => exits_and_quiet(&mut pos, outcome).map(Some),
+        _ => Ok(None),
+    }
+}
+
 /// The best exit (a capture into a supporting table) and the number of legal quiet moves.
 fn exits_and_quiet(
     pos: &mut Position,
-    outcome: &dyn Fn(&Position) -> Result<Outcome, DriverError>,
+    outcome: &OutcomeOf<'_>,
 ) -> Result<(Option<Outcome>, u8), DriverError> {
     let mut best: Option<Outcome> = None;
     let mut quiet = 0;
