@@ -20,6 +20,16 @@ pub enum GraphError {
         to: Vertex,
         piece: PieceId,
     },
+    #[error(
+        "pieces {a} and {b} cannot be twins: not two distinct pieces of one side without twins"
+    )]
+    BadTwins { a: PieceId, b: PieceId },
+    #[error("move {from} -> {to} swaps piece {piece}, which has no twin")]
+    NoTwin {
+        from: Vertex,
+        to: Vertex,
+        piece: PieceId,
+    },
 }
 
 /// An explicit game graph. Build it with [`ExplicitGraph::new`], [`ExplicitGraph::add_vertex`]
@@ -29,8 +39,9 @@ pub struct ExplicitGraph {
     sides: Vec<Color>,
     exits: Vec<Option<Outcome>>,
     succ: Vec<Vec<Edge>>,
-    pred: Vec<Vec<Vertex>>,
+    pred: Vec<Vec<(Vertex, PieceSet)>>,
     owners: [PieceSet; 2],
+    twins: [Option<PieceId>; MAX_PIECES],
 }
 
 impl ExplicitGraph {
@@ -45,6 +56,7 @@ impl ExplicitGraph {
         let range = |a: u8, b: u8| (a..b).fold(PieceSet::EMPTY, PieceSet::with);
         Ok(ExplicitGraph {
             owners: [range(0, red), range(red, red + black)],
+            twins: [None; MAX_PIECES],
             ..ExplicitGraph::default()
         })
     }
@@ -58,6 +70,18 @@ impl ExplicitGraph {
         self.sides.len() - 1
     }
 
+    /// Declares pieces `a` and `b` (of one side) identical twins.
+    pub fn set_twins(&mut self, a: PieceId, b: PieceId) -> Result<(), GraphError> {
+        let owner = |p: PieceId| self.owners.iter().position(|o| o.contains(p));
+        let free = |p: PieceId| self.twins.get(p as usize) == Some(&None);
+        if a == b || owner(a).is_none() || owner(a) != owner(b) || !free(a) || !free(b) {
+            return Err(GraphError::BadTwins { a, b });
+        }
+        self.twins[a as usize] = Some(b);
+        self.twins[b as usize] = Some(a);
+        Ok(())
+    }
+
     /// Adds the move `from → to` giving check if `check`, and chasing `chases` (pieces of the
     /// side not to move in `from`).
     pub fn add_move(
@@ -66,6 +90,19 @@ impl ExplicitGraph {
         to: Vertex,
         check: bool,
         chases: &[PieceId],
+    ) -> Result<(), GraphError> {
+        self.add_move_swapping(from, to, check, chases, &[])
+    }
+
+    /// [`ExplicitGraph::add_move`] for a move over which each twin pair of `swaps` (one piece
+    /// of each pair named) trades numbers.
+    pub fn add_move_swapping(
+        &mut self,
+        from: Vertex,
+        to: Vertex,
+        check: bool,
+        chases: &[PieceId],
+        swaps: &[PieceId],
     ) -> Result<(), GraphError> {
         let n = self.sides.len();
         if from >= n || to >= n {
@@ -87,12 +124,19 @@ impl ExplicitGraph {
             }
             set = set.with(piece);
         }
+        let mut swapped = PieceSet::EMPTY;
+        for &piece in swaps {
+            let twin = self.twins.get(piece as usize).copied().flatten();
+            let twin = twin.ok_or(GraphError::NoTwin { from, to, piece })?;
+            swapped = swapped.with(piece).with(twin);
+        }
         self.succ[from].push(Edge {
             to,
             check,
             chases: set,
+            swaps: swapped,
         });
-        self.pred[to].push(from);
+        self.pred[to].push((from, swapped));
         Ok(())
     }
 
@@ -125,7 +169,15 @@ impl GameGraph for ExplicitGraph {
     }
 
     fn predecessors(&self, v: Vertex, out: &mut Vec<Vertex>) {
+        out.extend(self.pred[v].iter().map(|&(u, _)| u));
+    }
+
+    fn predecessor_swaps(&self, v: Vertex, out: &mut Vec<(Vertex, PieceSet)>) {
         out.extend_from_slice(&self.pred[v]);
+    }
+
+    fn twin(&self, p: PieceId) -> Option<PieceId> {
+        self.twins.get(p as usize).copied().flatten()
     }
 
     fn pieces(&self, owner: Color) -> PieceSet {

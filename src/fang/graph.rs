@@ -32,6 +32,10 @@ impl PieceSet {
         PieceSet(self.0 | 1 << p)
     }
 
+    pub fn without(self, p: PieceId) -> PieceSet {
+        PieceSet(self.0 & !(1u32.checked_shl(p as u32).unwrap_or(0)))
+    }
+
     pub fn iter(self) -> impl Iterator<Item = PieceId> {
         (0..MAX_PIECES as u8).filter(move |&p| self.contains(p))
     }
@@ -51,8 +55,13 @@ pub struct Edge {
     pub to: Vertex,
     /// `check((u, v))`: the move gives check.
     pub check: bool,
-    /// The pieces `p` with `chase((u, v), p)`: the move is a forbidden chase of `p`.
+    /// The pieces `p` with `chase((u, v), p)`: the move is a forbidden chase of `p`, numbered
+    /// as in `u` (it matters only for twins).
     pub chases: PieceSet,
+    /// Pairs of identical pieces ([`GameGraph::twin`]) whose numbers trade places over this
+    /// move: the piece numbered `p` in `u` is numbered `twin(p)` in `v` (both of a pair are in
+    /// the set). Empty where no piece has a twin.
+    pub swaps: PieceSet,
 }
 
 impl Edge {
@@ -94,6 +103,21 @@ pub trait GameGraph {
 
     /// The chaseable pieces (not the king) of `owner`.
     fn pieces(&self, owner: Color) -> PieceSet;
+
+    /// The other piece of `p`'s pair of identical pieces, if `p` has one. A position does not
+    /// tell the two apart, so their numbers are slots (say, by point) that a move may trade
+    /// ([`Edge::swaps`]); patterns follow the piece with [`super::tracked::Tracked`].
+    fn twin(&self, _p: PieceId) -> Option<PieceId> {
+        None
+    }
+
+    /// Appends the sources of the moves into `v` with each move's [`Edge::swaps`], one per move
+    /// (as [`GameGraph::predecessors`]).
+    fn predecessor_swaps(&self, v: Vertex, out: &mut Vec<(Vertex, PieceSet)>) {
+        let mut preds = Vec::new();
+        self.predecessors(v, &mut preds);
+        out.extend(preds.into_iter().map(|u| (u, PieceSet::EMPTY)));
+    }
 }
 
 /// A database: the value of every vertex as far as known (`None`: unknown), Fang's

@@ -5,7 +5,7 @@
 use super::draws::{set_draws, terminal_draws};
 use super::graph::{Db, GameGraph, Target, Vertex};
 use super::mutual::mutual_pattern;
-use super::pattern::{max_pattern, non_mutual, totally_non_mutual, Pattern, Within};
+use super::pattern::{chase_pattern, max_pattern, non_mutual, targets, Pattern, Within};
 use super::set::VertexSet;
 use crate::piece::Color;
 use crate::value::{Outcome, Value, MAX_ORDER};
@@ -128,8 +128,11 @@ fn next_patterns<G: GameGraph>(
     }
     let chases: Vec<Pattern> = Color::ALL
         .into_iter()
-        .flat_map(|attacker| g.pieces(attacker).iter().map(move |p| (attacker, p)))
-        .map(|(attacker, p)| totally_non_mutual(g, db, attacker, Target::Piece(p)))
+        .flat_map(|attacker| targets(g, attacker).into_iter().map(move |t| (attacker, t)))
+        .filter_map(|(attacker, t)| match t {
+            Target::Piece(p) => Some(chase_pattern(g, db, attacker, p)),
+            Target::King => None,
+        })
         .filter(|p| !p.is_empty())
         .collect();
     (!chases.is_empty()).then_some((LevelKind::Chase, chases))
@@ -145,10 +148,16 @@ fn mark_early_draws<G: GameGraph>(g: &G, db: &mut Db) {
 }
 
 /// Algorithm 7 from each maximum pattern of mutual chasing inside which neither side can be
-/// forced to check indefinitely (Section 3.3: only then are they safely draws).
+/// forced to check indefinitely (Section 3.3: only then are they safely draws). Pieces with a
+/// twin are left out: their patterns would need both followed, and marking these draws early
+/// is optional (Lemma 14).
 fn mark_mutual_chase_draws<G: GameGraph>(g: &G, db: &mut Db) {
-    for p in g.pieces(Color::Red).iter() {
-        for q in g.pieces(Color::Black).iter() {
+    let single = |owner| {
+        let pieces = g.pieces(owner);
+        pieces.iter().filter(move |&p| g.twin(p).is_none())
+    };
+    for p in single(Color::Red) {
+        for q in single(Color::Black) {
             let set = mutual_pattern(g, db, Target::Piece(q), Target::Piece(p));
             if set.is_empty() {
                 continue;

@@ -52,10 +52,14 @@ pub mod levels;
 pub mod mutual;
 pub mod pattern;
 pub mod set;
+pub mod tracked;
 pub mod xiangqi;
 
 pub use explicit::{ExplicitGraph, GraphError};
 pub use graph::{outcome, Db, Edge, GameGraph, PieceId, PieceSet, Target, Vertex};
 pub use levels::{solve, Level, LevelKind, Options, Rules, Solution, SolveError};
-pub use pattern::{exclude, max_pattern, non_mutual, totally_non_mutual, Pattern, Within};
+pub use pattern::{
+    chase_pattern, exclude, max_pattern, non_mutual, totally_non_mutual, Pattern, Within,
+};
 pub use set::VertexSet;
+pub use tracked::Tracked;

@@ -7,8 +7,9 @@
 //! remark 3): each win keeps the number of its moves into `losses`, and a vertex leaves a set
 //! at most once, visiting its predecessors once — each edge is visited at most once per pruning.
 
-use super::graph::{outcome, Db, Edge, GameGraph, Target, Vertex};
+use super::graph::{outcome, Db, Edge, GameGraph, PieceId, Target, Vertex};
 use super::set::VertexSet;
+use super::tracked::Tracked;
 use crate::piece::Color;
 use crate::value::Outcome;
 use std::collections::HashMap;
@@ -203,15 +204,42 @@ fn loss_candidate<G: GameGraph>(
 
 /// Algorithm 3, `G†(DB, G1, q)`: removes from `pattern` the positions where its defender can
 /// force its attacker to hit `q` (a piece of the defender, or its king) indefinitely inside it,
-/// and what no longer qualifies. Returns whether anything was removed.
+/// and what no longer qualifies. Returns whether anything was removed. A `q` with a twin is
+/// followed through the moves ([`Tracked`]): the positions removed are those where either
+/// identity can be forced.
 pub fn exclude<G: GameGraph>(g: &G, pattern: &mut Pattern, q: Target) -> bool {
     let inside = pattern.members();
-    let inner = max_pattern(g, Within::Sub(&inside), !pattern.attacker, q);
-    if inner.is_empty() {
+    let forced = match q {
+        Target::Piece(piece) => match Tracked::new(g, piece) {
+            Some(tracked) => {
+                let n = g.vertex_count();
+                let lifted = Tracked::<G>::lift_set(&inside, n);
+                let inner = max_pattern(&tracked, Within::Sub(&lifted), !pattern.attacker, q);
+                Tracked::<G>::project_set(&inner.members(), n)
+            }
+            None => max_pattern(g, Within::Sub(&inside), !pattern.attacker, q).members(),
+        },
+        Target::King => max_pattern(g, Within::Sub(&inside), !pattern.attacker, q).members(),
+    };
+    if forced.is_empty() {
         return false;
     }
-    pattern.remove(g, inner.members().iter());
+    pattern.remove(g, forced.iter());
     true
+}
+
+/// The targets of one side a pattern must be checked against: its king and its pieces, one
+/// of each pair of twins (the tracked one stands for both).
+pub fn targets<G: GameGraph>(g: &G, owner: Color) -> Vec<Target> {
+    let pieces = g.pieces(owner);
+    std::iter::once(Target::King)
+        .chain(
+            pieces
+                .iter()
+                .filter(|&p| g.twin(p).is_none_or(|t| p < t || !pieces.contains(t)))
+                .map(Target::Piece),
+        )
+        .collect()
 }
 
 /// Algorithm 4: the maximum pattern of non-mutual checking/chasing `G†*(DB, G, p, q)`:
@@ -225,12 +253,11 @@ pub fn non_mutual<G: GameGraph>(g: &G, db: &Db, attacker: Color, p: Target, q: T
 
 /// Algorithm 5: the maximum pattern of totally non-mutual checking/chasing `G†*(DB, G, p)`:
 /// as [`non_mutual`] against every piece of the defender, its king included, until none
-/// prunes (the result does not depend on their order, Lemma 10).
+/// prunes (the result does not depend on their order, Lemma 10). `p` must not have a twin in
+/// `g` (follow it with [`Tracked`] first: [`chase_pattern`]).
 pub fn totally_non_mutual<G: GameGraph>(g: &G, db: &Db, attacker: Color, p: Target) -> Pattern {
     let mut pattern = max_pattern(g, Within::Graph(db), attacker, p);
-    let defender_targets: Vec<Target> = std::iter::once(Target::King)
-        .chain(g.pieces(!attacker).iter().map(Target::Piece))
-        .collect();
+    let defender_targets = targets(g, !attacker);
     loop {
         let mut pruned = false;
         for &q in &defender_targets {
@@ -243,4 +270,33 @@ pub fn totally_non_mutual<G: GameGraph>(g: &G, db: &Db, attacker: Color, p: Targ
             return pattern;
         }
     }
+}
+
+/// The positions of Algorithm 5's pattern for the attacker's piece `p` (followed through the
+/// moves if it has a twin): its wins and its losses, as vertices of `g`.
+pub fn chase_pattern<G: GameGraph>(g: &G, db: &Db, attacker: Color, p: PieceId) -> Pattern {
+    let Some(tracked) = Tracked::new(g, p) else {
+        return totally_non_mutual(g, db, attacker, Target::Piece(p));
+    };
+    let n = g.vertex_count();
+    let lifted = Tracked::<G>::lift_db(db);
+    let inner = totally_non_mutual(&tracked, &lifted, attacker, Target::Piece(p));
+    let mut pattern = Pattern {
+        attacker,
+        target: Target::Piece(p),
+        wins: Tracked::<G>::project_set(&inner.wins, n),
+        losses: Tracked::<G>::project_set(&inner.losses, n),
+        into_losses: HashMap::new(),
+    };
+    let mut edges = Vec::new();
+    for w in pattern.wins.iter() {
+        edges.clear();
+        g.successors(w, &mut edges);
+        let into = edges
+            .iter()
+            .filter(|e| pattern.losses.contains(e.to))
+            .count();
+        pattern.into_losses.insert(w, into as u32);
+    }
+    pattern
 }

@@ -10,9 +10,10 @@
 //! from the builder's retro-move rules ([`crate::builder::graph::Graph::predecessors`]), which
 //! emit one predecessor per quiet move, as the children counts need.
 //!
-//! A chased piece is numbered by its colour and role; a material with two pieces of one colour
-//! and role (whose identities a position does not tell apart) is refused: those need the
-//! piece followed through the moves (`formats/rules.md`, "Identical pieces").
+//! A chased piece is numbered by its colour and role; two pieces of one colour and role are
+//! twins numbered by point in the entry's position (the lower first), and each move says which
+//! pairs it trades ([`Edge::swaps`]) so that patterns can follow them
+//! ([`super::tracked::Tracked`]; `formats/rules.md`, "Identical pieces").
 
 use super::graph::{Edge, GameGraph, PieceId, PieceSet, Vertex};
 use super::levels::{solve, LevelKind, Options, SolveError};
@@ -21,7 +22,8 @@ use crate::chase::{chases, gives_check};
 use crate::index::{IndexError, Indexer};
 use crate::material::Material;
 use crate::piece::{Color, Role};
-use crate::position::Position;
+use crate::position::{Move, Position};
+use crate::square::Square;
 use crate::value::{Outcome, Value};
 use rayon::prelude::*;
 use std::cell::RefCell;
@@ -35,7 +37,7 @@ pub enum DriverError {
     Index(#[from] IndexError),
     #[error(transparent)]
     Solve(#[from] SolveError),
-    #[error("{material} has two {role:?}s of one side: identical pieces are not supported here")]
+    #[error("{material} has more than two {role:?}s of one side: not supported here")]
     IdenticalPieces { material: Material, role: Role },
     #[error("no solved table for {0}")]
     Missing(Material),
@@ -219,6 +221,8 @@ struct PositionGraph {
     exits: Vec<Option<Outcome>>,
     quiet: Vec<u8>,
     pieces: [[Option<PieceId>; 8]; 2],
+    /// The pairs of twins: colour, role and the lower one's number.
+    twins: Vec<(Color, Role, PieceId)>,
     labelled: RefCell<HashMap<Vertex, Vec<Edge>>>,
 }
 
@@ -238,9 +242,18 @@ impl PositionGraph {
             exits: Vec::new(),
             quiet: Vec::new(),
             pieces: piece_ids(material)?,
+            twins: Vec::new(),
             labelled: RefCell::new(HashMap::new()),
             indexer,
         };
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let first = graph.pieces[color.index()][role as usize];
+                if let (Some(first), 2) = (first, material.count(color, role)) {
+                    graph.twins.push((color, role, first));
+                }
+            }
+        }
         for side in Color::ALL {
             let found = (0..size)
                 .into_par_iter()
@@ -277,25 +290,69 @@ impl PositionGraph {
             if pos.is_capture(mv) {
                 continue;
             }
-            let mut child = pos.clone();
-            child.play(mv);
-            let index = self
-                .indexer
-                .encode(&child)
-                .expect("a quiet move keeps the material");
-            let to = self
-                .vertex(child.turn(), index)
-                .expect("a legal move reaches a legal position");
-            let check = gives_check(&pos, mv).expect("a legal move");
-            let chased = chases(&pos, mv).expect("a legal move");
-            let chases = chased.iter().fold(PieceSet::EMPTY, |set, &sq| {
-                let piece = child.piece_at(sq).expect("a chased piece stands there");
-                let id = self.pieces[piece.color().index()][piece.role() as usize];
-                set.with(id.expect("every chaseable piece is numbered"))
+            let (to, child, mirrored) = self.child(&pos, mv);
+            let entry = if mirrored { child.mirror() } else { child };
+            // Chased pieces are numbered as in `pos` (they stand on the same points there).
+            let chases = chases(&pos, mv)
+                .expect("a legal move")
+                .into_iter()
+                .fold(PieceSet::EMPTY, |set, sq| set.with(self.number(&pos, sq)));
+            out.push(Edge {
+                to,
+                check: gives_check(&pos, mv).expect("a legal move"),
+                chases,
+                swaps: self.swaps(&pos, mv, &entry, mirrored),
             });
-            out.push(Edge { to, check, chases });
         }
         out
+    }
+
+    /// The vertex a quiet move of `pos` reaches, the position after it, and whether that
+    /// vertex's entry decodes to its mirror image.
+    fn child(&self, pos: &Position, mv: Move) -> (Vertex, Position, bool) {
+        let mut child = pos.clone();
+        child.play(mv);
+        let (index, mirrored) = self
+            .indexer
+            .encode_mirrored(&child)
+            .expect("a quiet move keeps the material");
+        let to = self
+            .vertex(child.turn(), index)
+            .expect("a legal move reaches a legal position");
+        (to, child, mirrored)
+    }
+
+    /// The number of the piece on `sq` in `pos` (an entry's position): its role's first
+    /// number, plus one for the higher of two twins.
+    fn number(&self, pos: &Position, sq: Square) -> PieceId {
+        let piece = pos.piece_at(sq).expect("a chased piece stands there");
+        let first = self.pieces[piece.color().index()][piece.role() as usize];
+        let lower = pos.pieces(piece.color()).any(|(s, p)| p == piece && s < sq);
+        first.expect("every chaseable piece is numbered") + lower as PieceId
+    }
+
+    /// The twin pairs whose numbers the move `mv` of `pos` trades: the pair's order by point in
+    /// `entry` (the child's entry position, mirrored with it if `mirrored`) is not their order
+    /// in `pos` followed through the move.
+    fn swaps(&self, pos: &Position, mv: Move, entry: &Position, mirrored: bool) -> PieceSet {
+        let follow = |s: Square| {
+            let moved = if s == mv.from { mv.to } else { s };
+            if mirrored {
+                moved.mirror()
+            } else {
+                moved
+            }
+        };
+        let mut swaps = PieceSet::EMPTY;
+        for &(color, role, first) in &self.twins {
+            // The lower-pointed twin of `pos` is number `first` there.
+            let lower = pos.pieces(color).find(|(_, p)| p.role() == role);
+            let Some((sq, _)) = lower else { continue };
+            if self.number(entry, follow(sq)) != first {
+                swaps = swaps.with(first).with(first + 1);
+            }
+        }
+        swaps
     }
 }
 
@@ -333,7 +390,8 @@ fn exits_and_quiet(
     Ok((best, quiet))
 }
 
-/// Piece numbers by colour and role; an error for two pieces of one colour and role.
+/// The first piece number of each colour and role present (kings excepted); a role with two
+/// pieces takes two numbers, its twins, told apart by point (the lower point first).
 fn piece_ids(material: Material) -> Result<[[Option<PieceId>; 8]; 2], DriverError> {
     let mut ids = [[None; 8]; 2];
     let mut next = 0;
@@ -341,9 +399,9 @@ fn piece_ids(material: Material) -> Result<[[Option<PieceId>; 8]; 2], DriverErro
         for role in Role::ALL.into_iter().filter(|&r| r != Role::King) {
             match material.count(color, role) {
                 0 => {}
-                1 => {
+                n @ (1 | 2) => {
                     ids[color.index()][role as usize] = Some(next);
-                    next += 1;
+                    next += n;
                 }
                 _ => return Err(DriverError::IdenticalPieces { material, role }),
             }
@@ -386,9 +444,43 @@ impl GameGraph for PositionGraph {
     }
 
     fn pieces(&self, owner: Color) -> PieceSet {
-        self.pieces[owner.index()]
-            .iter()
-            .flatten()
-            .fold(PieceSet::EMPTY, |set, &id| set.with(id))
+        let mut set = PieceSet::EMPTY;
+        for role in Role::ALL {
+            if let Some(first) = self.pieces[owner.index()][role as usize] {
+                set = set.with(first);
+                if self.twin(first).is_some() {
+                    set = set.with(first + 1);
+                }
+            }
+        }
+        set
+    }
+
+    fn twin(&self, p: PieceId) -> Option<PieceId> {
+        self.twins.iter().find_map(|&(_, _, first)| match p {
+            _ if p == first => Some(first + 1),
+            _ if p == first + 1 => Some(first),
+            _ => None,
+        })
+    }
+
+    fn predecessor_swaps(&self, v: Vertex, out: &mut Vec<(Vertex, PieceSet)>) {
+        let mut parents = Vec::new();
+        self.predecessors(v, &mut parents);
+        parents.sort_unstable();
+        parents.dedup();
+        for u in parents {
+            let pos = self.position(u);
+            for mv in pos.legal_moves() {
+                if pos.is_capture(mv) {
+                    continue;
+                }
+                let (to, child, mirrored) = self.child(&pos, mv);
+                if to == v {
+                    let entry = if mirrored { child.mirror() } else { child };
+                    out.push((u, self.swaps(&pos, mv, &entry, mirrored)));
+                }
+            }
+        }
     }
 }
