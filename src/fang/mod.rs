@@ -6,7 +6,10 @@
 //!   (excluding mutual checking/chasing), 4 (non-mutual) and 5 (totally non-mutual);
 //! - [`mutual`]: Algorithm 2 (mutual patterns);
 //! - [`draws`]: Algorithm 7 (draws with propagation);
-//! - [`levels`]: Algorithms 6 and 8 (orders and distances; Definitions 8–9).
+//! - [`levels`]: Algorithms 6 and 8 (orders and distances; Definitions 8–9);
+//! - [`tracked`]: following one of two identical pieces;
+//! - [`xiangqi`]: an in-memory driver over a material's positions (small materials; a reference
+//!   for the out-of-core port).
 //!
 //! # As passes over a chunked store
 //!
@@ -42,8 +45,9 @@
 //!   computed; the union of their losses seeds the next order at distance 0.
 //!
 //! A pattern is per chased *piece* (Section 2.2, rule 32): labels name pieces by
-//! [`graph::PieceId`], and a piece with an identical twin must be followed through the moves
-//! (`formats/rules.md`).
+//! [`graph::PieceId`], and a piece with an identical twin is followed through the moves by
+//! [`tracked::Tracked`], a product of the graph with the tracked piece's slot: the same passes
+//! over (entry, slot) marks (`formats/rules.md`, "Identical pieces").
 
 pub mod draws;
 pub mod explicit;
