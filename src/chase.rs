@@ -39,16 +39,23 @@ pub fn chases(u: &Position, mv: Move) -> Result<Vec<Square>, IllegalMove> {
     let mover = u.turn();
     // Where each of the mover's pieces stood in `u`: only the moved one changed point.
     let before = |a: Square| if a == mv.to { mv.from } else { a };
-    let attackers: Vec<Square> = v.pieces(mover).map(|(sq, _)| sq).collect();
-    Ok(v.pieces(!mover)
-        .filter(|(_, piece)| piece.role() != Role::King)
-        .map(|(p, _)| p)
-        .filter(|&p| {
-            attackers
-                .iter()
-                .any(|&a| forbidden_attack(&v, a, p) && !forbidden_attack(u, before(a), p))
+    // Only pieces the mover could take in `v` can be newly attacked: its captures there,
+    // found once, narrow the search to those.
+    let mut threats = MoveList::new();
+    let mut as_mover = v.clone();
+    as_mover.set_turn(mover);
+    as_mover.pseudo_legal_moves(&mut threats);
+    threats.retain(|m| as_mover.is_capture(*m));
+    let mut chased: Vec<Square> = threats
+        .iter()
+        .filter(|m| {
+            forbidden_attack(&v, m.from, m.to) && !forbidden_attack(u, before(m.from), m.to)
         })
-        .collect())
+        .map(|m| m.to)
+        .collect();
+    chased.sort_unstable();
+    chased.dedup();
+    Ok(chased)
 }
 
 /// `Forb(a, p, w)`: the piece on `a` may capture the enemy piece on `p` in `w` (whoever is to
