@@ -213,3 +213,31 @@ fn krckr_against_the_generator() {
         println!("{o:?}");
     }
 }
+
+/// KRKAAC (Black's advisors are twins), by hand as above. The generator: Red to move
+/// 2,391,404 / 669,964 / 9,302, Black to move 217,332 / 2,088,207 / 1,268,201, 1 order.
+#[test]
+#[ignore]
+fn krkaac_against_the_generator() {
+    let t0 = std::time::Instant::now();
+    let mut s = solver(Rules::Asian);
+    let t = s.solve("KRKAAC".parse().unwrap()).unwrap();
+    println!("KRKAAC {:?} in {:?}", wdl(t), t0.elapsed());
+    for o in t.orders() {
+        println!("{o:?}");
+    }
+}
+
+/// KRKNN (Black's horses are twins), by hand as above. The generator: Red to move
+/// 12,748,904 / 2,538,497 / 266,408, Black to move 3,021,896 / 6,693,479 / 7,326,539, 5 orders.
+#[test]
+#[ignore]
+fn krknn_against_the_generator() {
+    let t0 = std::time::Instant::now();
+    let mut s = solver(Rules::Asian);
+    let t = s.solve("KRKNN".parse().unwrap()).unwrap();
+    println!("KRKNN {:?} in {:?}", wdl(t), t0.elapsed());
+    for o in t.orders() {
+        println!("{o:?}");
+    }
+}
