@@ -44,6 +44,13 @@
 //!   both sides (or, if empty, the totally non-mutual chasing patterns of every piece) are
 //!   computed; the union of their losses seeds the next order at distance 0.
 //!
+//! Porting notes: the labels (`crate::chase`) are needed only for the moves of unknown entries
+//! and cost far more than a move (each a few legality tests): compute them in the scan passes of
+//! Algorithm 1, where the moves are in hand. A pattern is a pure function of the database, so a
+//! checkpoint at the start of a pattern phase suffices (the marks and counters can also be
+//! checkpointed at pass boundaries). The win counters need a byte (moves into `L` ≤ quiet moves).
+//! The children counts of the propagation survive every order.
+//!
 //! A pattern is per chased *piece* (Section 2.2, rule 32): labels name pieces by
 //! [`graph::PieceId`], and a piece with an identical twin is followed through the moves by
 //! [`tracked::Tracked`], a product of the graph with the tracked piece's slot: the same passes
