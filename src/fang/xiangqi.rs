@@ -39,6 +39,8 @@ pub enum DriverError {
     Solve(#[from] SolveError),
     #[error("{material} has more than two {role:?}s of one side: not supported here")]
     IdenticalPieces { material: Material, role: Role },
+    #[error("{material} has more than {MAX_DRIVER_PIECES} pieces besides the kings")]
+    TooManyPieces { material: Material },
     #[error("no solved table for {0}")]
     Missing(Material),
     #[error("{0}")]
@@ -223,7 +225,37 @@ struct PositionGraph {
     pieces: [[Option<PieceId>; 8]; 2],
     /// The pairs of twins: colour, role and the lower one's number.
     twins: Vec<(Color, Role, PieceId)>,
-    labelled: RefCell<HashMap<Vertex, Vec<Edge>>>,
+    labelled: RefCell<HashMap<Vertex, Box<[Packed]>>>,
+}
+
+/// A labelled move as the cache keeps it, in 8 bytes: the target, the chased pieces, and the
+/// swapped twins with the check in the top bit (a material numbers at most 15 pieces).
+#[derive(Clone, Copy)]
+struct Packed {
+    to: u32,
+    chases: u16,
+    swaps_check: u16,
+}
+
+const CHECK_BIT: u16 = 1 << 15;
+
+impl Packed {
+    fn pack(e: &Edge) -> Packed {
+        Packed {
+            to: e.to as u32,
+            chases: e.chases.0 as u16,
+            swaps_check: e.swaps.0 as u16 | if e.check { CHECK_BIT } else { 0 },
+        }
+    }
+
+    fn unpack(self) -> Edge {
+        Edge {
+            to: self.to as Vertex,
+            check: self.swaps_check & CHECK_BIT != 0,
+            chases: PieceSet(self.chases as u32),
+            swaps: PieceSet((self.swaps_check & !CHECK_BIT) as u32),
+        }
+    }
 }
 
 const NONE: u32 = u32::MAX;
@@ -407,8 +439,14 @@ fn piece_ids(material: Material) -> Result<[[Option<PieceId>; 8]; 2], DriverErro
             }
         }
     }
+    if next as usize > MAX_DRIVER_PIECES {
+        return Err(DriverError::TooManyPieces { material });
+    }
     Ok(ids)
 }
+
+/// The most pieces (kings apart) the driver numbers: its move cache packs them in 15 bits.
+pub const MAX_DRIVER_PIECES: usize = 15;
 
 impl GameGraph for PositionGraph {
     fn vertex_count(&self) -> usize {
@@ -425,7 +463,10 @@ impl GameGraph for PositionGraph {
 
     fn successors(&self, u: Vertex, out: &mut Vec<Edge>) {
         let mut cache = self.labelled.borrow_mut();
-        out.extend_from_slice(cache.entry(u).or_insert_with(|| self.label(u)));
+        let moves = cache
+            .entry(u)
+            .or_insert_with(|| self.label(u).iter().map(Packed::pack).collect());
+        out.extend(moves.iter().map(|p| p.unpack()));
     }
 
     fn move_count(&self, u: Vertex) -> usize {
