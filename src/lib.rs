@@ -36,7 +36,9 @@
 //! ```
 
 pub mod builder;
+pub mod chase;
 pub mod diskspace;
+pub mod fang;
 pub mod fen;
 mod fsio;
 mod geometry;
