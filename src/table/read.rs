@@ -108,7 +108,14 @@ const MAX_SHARDS: usize = 16;
 /// The most bytes one decompressed block can take: a distance block of 16-bit symbols (a WDL
 /// block is a quarter of a byte an entry, a 4-bit distance block half a byte).
 fn max_block_bytes(header: &Header) -> usize {
-    1 + 2 * header.block_entries as usize
+    1 + 2 * (header.block_entries as u64).min(header.entries.max(1)) as usize
+}
+
+/// The most bytes all of a table's blocks can take decompressed, both streams and sides.
+fn all_blocks_bytes(header: &Header) -> usize {
+    let blocks = header.blocks_per_side();
+    let side = header.entries.div_ceil(4) + 2 * header.entries + 2 * blocks;
+    usize::try_from(2 * side).unwrap_or(usize::MAX)
 }
 
 /// How a cache of `cache_bytes` is laid out: shards and the bytes each may hold. At least one
@@ -116,8 +123,7 @@ fn max_block_bytes(header: &Header) -> usize {
 /// (so a huge cache costs nothing up front: blocks are allocated as they are read).
 fn cache_plan(header: &Header, cache_bytes: usize) -> (usize, usize) {
     let block = max_block_bytes(header);
-    let blocks = usize::try_from(4 * header.blocks_per_side()).unwrap_or(usize::MAX);
-    let cap = cache_bytes.min(blocks.saturating_mul(block)).max(block);
+    let cap = cache_bytes.min(all_blocks_bytes(header)).max(block);
     let shards = (cap / block).clamp(1, MAX_SHARDS);
     (shards, cap / shards)
 }
