@@ -338,3 +338,20 @@ fn build_replaces_a_format_1_table() {
     let notes = notes.0.into_inner().unwrap().join("\n");
     assert!(notes.contains("format version 1"), "{notes}");
 }
+
+/// A header (with a valid checksum) claiming blocks that are huge or not a multiple of 32
+/// entries is refused at open: no reader decompresses a block larger than 8 MiB, and the
+/// builder's packing of supporting tables relies on whole 64-bit words.
+#[test]
+fn odd_block_sizes_are_refused() {
+    let (_dir, path, good) = small_file();
+    for be in [1u32 << 30, 100, 31] {
+        let mut bytes = good.clone();
+        bytes[36..40].copy_from_slice(&be.to_le_bytes());
+        let nb = 5000u64.div_ceil(be as u64) as u32;
+        bytes[48..52].copy_from_slice(&nb.to_le_bytes());
+        reseal(&mut bytes);
+        let e = TableFile::from_reader(bytes, &path, 1 << 16).err().expect("refused");
+        assert!(e.to_string().contains("entries per block"), "{be}: {e}");
+    }
+}

@@ -37,6 +37,8 @@ pub const FORMAT_VERSION: u32 = 2;
 /// repeats a whole defender placement apart: 8,100 entries in KRNKAABB) at the cost of a longer
 /// block decompression on a cache miss; measured in `formats/table.md` §13.
 pub const BLOCK_ENTRIES: u32 = 1 << 18;
+/// The most entries per block a reader accepts (a 16-bit distance block of 8 MiB).
+pub const MAX_BLOCK_ENTRIES: u32 = 1 << 22;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 256;
 /// Bytes of one block-index entry.
@@ -252,8 +254,12 @@ impl Header {
             .map_err(|e| bad(format!("material {name:?}: {e}")))?;
         let block_entries = LE::read_u32(&b[36..]);
         let entries = LE::read_u64(&b[40..]);
-        if block_entries == 0 {
-            return Err(bad("zero entries per block".into()));
+        // Readers decompress a block whole (and the builder packs whole 64-bit words of 2-bit
+        // entries): a block is a multiple of 32 entries and at most 2^22, whatever a file says.
+        if block_entries == 0 || block_entries % 32 != 0 || block_entries > MAX_BLOCK_ENTRIES {
+            return Err(bad(format!(
+                "{block_entries} entries per block (a multiple of 32 up to {MAX_BLOCK_ENTRIES} expected)"
+            )));
         }
         let mut sides = [SideStats::default(); 2];
         for (s, st) in sides.iter_mut().enumerate() {
