@@ -149,7 +149,9 @@ fn decode_past_the_end_is_none() {
 #[test]
 fn moved_defender_agrees_with_encode() {
     use xqtb::Role;
-    for m in ["KRKA", "KAKB", "KNKAB", "KRKAABB", "KAABKAB", "KNNK", "KPKPB"] {
+    for m in [
+        "KRKA", "KAKB", "KNKAB", "KRKAABB", "KAABKAB", "KNNK", "KPKPB",
+    ] {
         let ix = Indexer::new(m.parse().unwrap()).unwrap();
         let (mut answered, mut declined) = (0u64, 0u64);
         for i in 0..ix.size() {

@@ -54,7 +54,10 @@ fn wdl_and_dtc_probes_agree() {
         assert_eq!(tb.probe_dtc(&pos.flip_colors()).unwrap(), dtc, "{pos:?}");
         seen[wdl as usize] += 1;
     }
-    assert!(seen.iter().all(|&n| n > 0), "wins, draws and losses: {seen:?}");
+    assert!(
+        seen.iter().all(|&n| n > 0),
+        "wins, draws and losses: {seen:?}"
+    );
 }
 
 /// Best moves and the position's value satisfy Definition 9's recurrence: the value of a
@@ -68,7 +71,14 @@ fn best_moves_realise_the_value() {
         let all = tb.probe_moves(&pos).unwrap();
         let best = tb.best_moves(&pos).unwrap();
         if all.is_empty() {
-            assert_eq!(value, Value::Decided { order: 0, distance: 0 }, "{pos:?}");
+            assert_eq!(
+                value,
+                Value::Decided {
+                    order: 0,
+                    distance: 0
+                },
+                "{pos:?}"
+            );
             assert!(best.is_empty());
             continue;
         }
@@ -78,7 +88,12 @@ fn best_moves_realise_the_value() {
             assert_eq!(m.for_mover(), value, "{pos:?}: best move {}", m.mv);
         }
         for m in &all {
-            assert_eq!(best.contains(m), m.for_mover().rank() == top, "{pos:?} {}", m.mv);
+            assert_eq!(
+                best.contains(m),
+                m.for_mover().rank() == top,
+                "{pos:?} {}",
+                m.mv
+            );
         }
     }
 }
@@ -98,7 +113,10 @@ fn principal_lines_reach_conversion_in_distance_moves() {
         // Replay: legal best moves, values shrinking by one a ply, ending as announced.
         let mut cur = pos.clone();
         for (k, step) in line.moves.iter().enumerate() {
-            assert!(tb.best_moves(&cur).unwrap().contains(step), "{pos:?} ply {k}");
+            assert!(
+                tb.best_moves(&cur).unwrap().contains(step),
+                "{pos:?} ply {k}"
+            );
             if k + 1 < line.moves.len() {
                 assert!(!step.capture);
                 assert_eq!(step.value.distance(), Some(distance - 1 - k as u16));
@@ -120,7 +138,10 @@ fn principal_lines_reach_conversion_in_distance_moves() {
             e => panic!("{pos:?}: order 0 line ends with {e:?}"),
         }
     }
-    assert!(ends.iter().all(|&n| n > 0), "conversions, mates, draws: {ends:?}");
+    assert!(
+        ends.iter().all(|&n| n > 0),
+        "conversions, mates, draws: {ends:?}"
+    );
 }
 
 /// Eight threads share one tablebase with a cache of a single block per table, so they evict
@@ -190,7 +211,10 @@ fn errors_are_typed_and_name_what_is_wrong() {
     let mut illegal = xqtb::parse_fen("3k5/9/9/9/9/9/9/9/9/3rK4 w").unwrap();
     illegal.set_turn(Color::Black);
     assert!(matches!(tb.probe_dtc(&illegal), Err(ProbeError::Illegal)));
-    assert!(matches!(tb.principal_line(&illegal), Err(ProbeError::Illegal)));
+    assert!(matches!(
+        tb.principal_line(&illegal),
+        Err(ProbeError::Illegal)
+    ));
     // Opening a directory that is not there, or a file.
     let missing = tables().join("no-such-dir");
     let e = Tablebase::open(&missing).err().unwrap();
@@ -228,6 +252,9 @@ fn the_block_cache_stays_within_its_limit() {
                 }
             }
         }
-        assert!(peak > 0 && peak <= limit, "budget {budget}: peak {peak}, limit {limit}");
+        assert!(
+            peak > 0 && peak <= limit,
+            "budget {budget}: peak {peak}, limit {limit}"
+        );
     }
 }

@@ -161,7 +161,11 @@ fn legal_moves_match_brute_force() {
             let quiet = brute.iter().filter(|m| !pos.is_capture(**m)).count();
             let mut p = pos.clone();
             assert_eq!(p.count_legal_quiet(), quiet, "{pos:?}");
-            let mut want: Vec<_> = brute.iter().copied().filter(|m| pos.is_capture(*m)).collect();
+            let mut want: Vec<_> = brute
+                .iter()
+                .copied()
+                .filter(|m| pos.is_capture(*m))
+                .collect();
             want.sort();
             let pseudo_quiet = pseudo.iter().filter(|m| !pos.is_capture(**m)).count();
             for up_to in [0, 3, 8, usize::MAX] {

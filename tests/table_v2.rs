@@ -351,7 +351,9 @@ fn odd_block_sizes_are_refused() {
         let nb = 5000u64.div_ceil(be as u64) as u32;
         bytes[48..52].copy_from_slice(&nb.to_le_bytes());
         reseal(&mut bytes);
-        let e = TableFile::from_reader(bytes, &path, 1 << 16).err().expect("refused");
+        let e = TableFile::from_reader(bytes, &path, 1 << 16)
+            .err()
+            .expect("refused");
         assert!(e.to_string().contains("entries per block"), "{be}: {e}");
     }
 }

@@ -323,6 +323,9 @@ mod tests {
         assert_eq!(r.headers()[header::CACHE_CONTROL], "no-store");
         let body = axum::body::to_bytes(r.into_body(), 1 << 16).await.unwrap();
         let v: serde_json::Value = serde_json::from_slice(&body).unwrap();
-        assert!(v["error"].as_str().unwrap().contains("took too long"), "{v}");
+        assert!(
+            v["error"].as_str().unwrap().contains("took too long"),
+            "{v}"
+        );
     }
 }
