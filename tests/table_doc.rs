@@ -33,13 +33,8 @@ fn xxd(bytes: &[u8], start: usize) -> String {
 fn the_worked_example_is_the_writers_output() {
     let dir = tempfile::tempdir().unwrap();
     let opts = xqtb::builder::BuildOptions {
-        tmp: dir.path().join(".work"),
-        dir: dir.path().to_owned(),
         memory: 64 << 20,
-        chunk_len: xqtb::builder::DEFAULT_CHUNK_LEN,
-        checkpoint_interval: std::time::Duration::from_secs(3600),
-        force_streaming: false,
-        wait: false,
+        ..xqtb::builder::BuildOptions::new(dir.path())
     };
     xqtb::builder::build("KRK".parse().unwrap(), &opts, &xqtb::builder::Silent).unwrap();
     let bytes = std::fs::read(dir.path().join("KRK.xqtb")).unwrap();

@@ -316,13 +316,8 @@ fn build_replaces_a_format_1_table() {
     )
     .unwrap();
     let opts = xqtb::builder::BuildOptions {
-        tmp: dir.path().join(".work"),
-        dir: dir.path().to_owned(),
         memory: 64 << 20,
-        chunk_len: xqtb::builder::DEFAULT_CHUNK_LEN,
-        checkpoint_interval: std::time::Duration::from_secs(3600),
-        force_streaming: false,
-        wait: false,
+        ..xqtb::builder::BuildOptions::new(dir.path())
     };
     struct Notes(std::sync::Mutex<Vec<String>>);
     impl xqtb::builder::Progress for Notes {
