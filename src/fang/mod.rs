@@ -61,6 +61,7 @@ pub mod explicit;
 pub mod graph;
 pub mod levels;
 pub mod mutual;
+pub mod numbering;
 pub mod pattern;
 pub mod set;
 pub mod tracked;

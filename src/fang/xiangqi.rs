@@ -18,12 +18,11 @@
 use super::graph::{Edge, GameGraph, PieceId, PieceSet, Vertex};
 use super::levels::{solve, LevelKind, Options, SolveError};
 use crate::builder::graph::Graph;
-use crate::chase::{chases, gives_check};
+use super::numbering::{Numbering, NumberingError};
 use crate::index::{IndexError, Indexer};
 use crate::material::Material;
-use crate::piece::{Color, Role};
+use crate::piece::Color;
 use crate::position::{Move, Position};
-use crate::square::Square;
 use crate::value::{Outcome, Value};
 use rayon::prelude::*;
 use std::cell::RefCell;
@@ -37,10 +36,8 @@ pub enum DriverError {
     Index(#[from] IndexError),
     #[error(transparent)]
     Solve(#[from] SolveError),
-    #[error("{material} has more than two {role:?}s of one side: not supported here")]
-    IdenticalPieces { material: Material, role: Role },
-    #[error("{material} has more than {MAX_DRIVER_PIECES} pieces besides the kings")]
-    TooManyPieces { material: Material },
+    #[error(transparent)]
+    Numbering(#[from] NumberingError),
     #[error("no solved table for {0}")]
     Missing(Material),
     #[error("{0}")]
@@ -222,9 +219,7 @@ struct PositionGraph {
     ids: Vec<u32>,
     exits: Vec<Option<Outcome>>,
     quiet: Vec<u8>,
-    pieces: [[Option<PieceId>; 8]; 2],
-    /// The pairs of twins: colour, role and the lower one's number.
-    twins: Vec<(Color, Role, PieceId)>,
+    numbering: Numbering,
     labelled: RefCell<HashMap<Vertex, Box<[Packed]>>>,
 }
 
@@ -273,19 +268,10 @@ impl PositionGraph {
             ids: vec![NONE; 2 * size as usize],
             exits: Vec::new(),
             quiet: Vec::new(),
-            pieces: piece_ids(material)?,
-            twins: Vec::new(),
+            numbering: Numbering::new(material)?,
             labelled: RefCell::new(HashMap::new()),
             indexer,
         };
-        for color in Color::ALL {
-            for role in Role::ALL {
-                let first = graph.pieces[color.index()][role as usize];
-                if let (Some(first), 2) = (first, material.count(color, role)) {
-                    graph.twins.push((color, role, first));
-                }
-            }
-        }
         for side in Color::ALL {
             let found = (0..size)
                 .into_par_iter()
@@ -324,16 +310,12 @@ impl PositionGraph {
             }
             let (to, child, mirrored) = self.child(&pos, mv);
             let entry = if mirrored { child.mirror() } else { child };
-            // Chased pieces are numbered as in `pos` (they stand on the same points there).
-            let chases = chases(&pos, mv)
-                .expect("a legal move")
-                .into_iter()
-                .fold(PieceSet::EMPTY, |set, sq| set.with(self.number(&pos, sq)));
+            let labels = self.numbering.labels(&pos, mv);
             out.push(Edge {
                 to,
-                check: gives_check(&pos, mv).expect("a legal move"),
-                chases,
-                swaps: self.swaps(&pos, mv, &entry, mirrored),
+                check: labels.check,
+                chases: labels.chases,
+                swaps: self.numbering.swaps(&pos, mv, &entry, mirrored),
             });
         }
         out
@@ -352,39 +334,6 @@ impl PositionGraph {
             .vertex(child.turn(), index)
             .expect("a legal move reaches a legal position");
         (to, child, mirrored)
-    }
-
-    /// The number of the piece on `sq` in `pos` (an entry's position): its role's first
-    /// number, plus one for the higher of two twins.
-    fn number(&self, pos: &Position, sq: Square) -> PieceId {
-        let piece = pos.piece_at(sq).expect("a chased piece stands there");
-        let first = self.pieces[piece.color().index()][piece.role() as usize];
-        let lower = pos.pieces(piece.color()).any(|(s, p)| p == piece && s < sq);
-        first.expect("every chaseable piece is numbered") + lower as PieceId
-    }
-
-    /// The twin pairs whose numbers the move `mv` of `pos` trades: the pair's order by point in
-    /// `entry` (the child's entry position, mirrored with it if `mirrored`) is not their order
-    /// in `pos` followed through the move.
-    fn swaps(&self, pos: &Position, mv: Move, entry: &Position, mirrored: bool) -> PieceSet {
-        let follow = |s: Square| {
-            let moved = if s == mv.from { mv.to } else { s };
-            if mirrored {
-                moved.mirror()
-            } else {
-                moved
-            }
-        };
-        let mut swaps = PieceSet::EMPTY;
-        for &(color, role, first) in &self.twins {
-            // The lower-pointed twin of `pos` is number `first` there.
-            let lower = pos.pieces(color).find(|(_, p)| p.role() == role);
-            let Some((sq, _)) = lower else { continue };
-            if self.number(entry, follow(sq)) != first {
-                swaps = swaps.with(first).with(first + 1);
-            }
-        }
-        swaps
     }
 }
 
@@ -421,32 +370,6 @@ fn exits_and_quiet(
     }
     Ok((best, quiet))
 }
-
-/// The first piece number of each colour and role present (kings excepted); a role with two
-/// pieces takes two numbers, its twins, told apart by point (the lower point first).
-fn piece_ids(material: Material) -> Result<[[Option<PieceId>; 8]; 2], DriverError> {
-    let mut ids = [[None; 8]; 2];
-    let mut next = 0;
-    for color in Color::ALL {
-        for role in Role::ALL.into_iter().filter(|&r| r != Role::King) {
-            match material.count(color, role) {
-                0 => {}
-                n @ (1 | 2) => {
-                    ids[color.index()][role as usize] = Some(next);
-                    next += n;
-                }
-                _ => return Err(DriverError::IdenticalPieces { material, role }),
-            }
-        }
-    }
-    if next as usize > MAX_DRIVER_PIECES {
-        return Err(DriverError::TooManyPieces { material });
-    }
-    Ok(ids)
-}
-
-/// The most pieces (kings apart) the driver numbers: its move cache packs them in 15 bits.
-pub const MAX_DRIVER_PIECES: usize = 15;
 
 impl GameGraph for PositionGraph {
     fn vertex_count(&self) -> usize {
@@ -485,24 +408,11 @@ impl GameGraph for PositionGraph {
     }
 
     fn pieces(&self, owner: Color) -> PieceSet {
-        let mut set = PieceSet::EMPTY;
-        for role in Role::ALL {
-            if let Some(first) = self.pieces[owner.index()][role as usize] {
-                set = set.with(first);
-                if self.twin(first).is_some() {
-                    set = set.with(first + 1);
-                }
-            }
-        }
-        set
+        self.numbering.pieces(owner)
     }
 
     fn twin(&self, p: PieceId) -> Option<PieceId> {
-        self.twins.iter().find_map(|&(_, _, first)| match p {
-            _ if p == first => Some(first + 1),
-            _ if p == first + 1 => Some(first),
-            _ => None,
-        })
+        self.numbering.twin(p)
     }
 
     fn predecessor_swaps(&self, v: Vertex, out: &mut Vec<(Vertex, PieceSet)>) {
@@ -519,7 +429,7 @@ impl GameGraph for PositionGraph {
                 let (to, child, mirrored) = self.child(&pos, mv);
                 if to == v {
                     let entry = if mirrored { child.mirror() } else { child };
-                    out.push((u, self.swaps(&pos, mv, &entry, mirrored)));
+                    out.push((u, self.numbering.swaps(&pos, mv, &entry, mirrored)));
                 }
             }
         }
