@@ -9,7 +9,7 @@
 //! `p`; a won child decrements their count of unresolved children, the last one making them
 //! lost at `p`. What is never resolved is a draw.
 
-use super::entry::{self, NEVER, UNCOUNTED};
+use super::entry::{self, Bitmap, NEVER, UNCOUNTED};
 use super::graph::{Graph, Node};
 use super::pass::{self, Pass};
 use super::progress::Progress;
@@ -18,7 +18,7 @@ use super::sub::Subtables;
 use super::work::{Select, Work, WINDOW};
 use super::BuildError;
 use crate::index::Decoder;
-use crate::piece::Color;
+use crate::piece::{ByColor, Color};
 use crate::position::Position;
 use crate::value::Outcome;
 use rayon::prelude::*;
@@ -130,6 +130,8 @@ struct Ply<'a> {
     to: u32,
     /// The predecessors' side to move.
     dst: Color,
+    /// Entries whose children changed (for the rule passes' candidates).
+    dirty: Option<&'a ByColor<Bitmap>>,
 }
 
 impl Pass for Ply<'_> {
@@ -170,6 +172,9 @@ impl Pass for Ply<'_> {
         if self.child_lost {
             return entry::resolve(e, self.to);
         }
+        if let Some(dirty) = self.dirty {
+            dirty[self.dst].set(index);
+        }
         entry::decrement(e, self.to, || {
             // Only unresolved entries are counted, and they are legal positions.
             let pos = decoder.decode(index, self.dst);
@@ -179,13 +184,15 @@ impl Pass for Ply<'_> {
 }
 
 /// Propagates `order` from the ply after `ply` until no frontier is left; `after_ply` runs
-/// after each ply (checkpoints). Returns the last ply.
+/// after each ply (checkpoints). Entries a won child decrements are marked in `dirty`, if
+/// given. Returns the last ply.
 pub fn propagate(
     work: &mut Work,
     graph: &Graph,
     order: u16,
     mut ply: u32,
     progress: &dyn Progress,
+    dirty: Option<&ByColor<Bitmap>>,
     mut after_ply: impl FnMut(&mut Work, u32) -> Result<(), BuildError>,
 ) -> Result<u32, BuildError> {
     loop {
@@ -213,6 +220,7 @@ pub fn propagate(
                 child_lost: (ply - 1).is_multiple_of(2),
                 to: entry::resolved(order, distance),
                 dst: !src,
+                dirty,
             };
             pass::run(work, src, &step, progress)?;
             progress.finish();

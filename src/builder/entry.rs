@@ -116,10 +116,35 @@ pub struct Bitmap {
 }
 
 impl Bitmap {
+    /// An empty bitmap. Its pages come zeroed from the system and cost no memory until a bit
+    /// in them is set (sparse sets, like the rule passes' patterns, stay cheap).
     pub fn new(bits: u64) -> Bitmap {
-        Bitmap {
-            words: (0..bits.div_ceil(64)).map(|_| AtomicU64::new(0)).collect(),
-        }
+        let mut zeros = std::mem::ManuallyDrop::new(vec![0u64; bits.div_ceil(64) as usize]);
+        let (ptr, len, cap) = (zeros.as_mut_ptr(), zeros.len(), zeros.capacity());
+        // Safety: `AtomicU64` has the same size, alignment and bit validity as `u64`, and the
+        // allocation is handed over whole (pointer, length, capacity) and never used as a
+        // `Vec<u64>` again.
+        let words = unsafe { Vec::from_raw_parts(ptr.cast::<AtomicU64>(), len, cap) };
+        Bitmap { words }
+    }
+
+    /// Sets bit `i`; true if it was clear.
+    #[inline]
+    pub fn insert(&self, i: u64) -> bool {
+        let bit = 1 << (i % 64);
+        self.words[(i / 64) as usize].fetch_or(bit, Relaxed) & bit == 0
+    }
+
+    /// Clears bit `i`; true if it was set.
+    #[inline]
+    pub fn take(&self, i: u64) -> bool {
+        let bit = 1 << (i % 64);
+        self.words[(i / 64) as usize].fetch_and(!bit, Relaxed) & bit != 0
+    }
+
+    /// Words in the bitmap.
+    pub fn words(&self) -> usize {
+        self.words.len()
     }
 
     /// Bytes a bitmap of `bits` bits takes.

@@ -26,8 +26,10 @@ pub mod entry;
 pub mod graph;
 pub mod layout;
 pub mod pass;
+pub mod pattern;
 pub mod plan;
 pub mod progress;
+pub mod rules;
 mod run;
 pub mod store;
 mod sub;
@@ -38,7 +40,8 @@ pub use progress::{Progress, Silent};
 
 use crate::index::IndexError;
 use crate::material::Material;
-use crate::table::{table_path, Header, TableError, TableFile, BUILDER_ID};
+use crate::fang::Rules;
+use crate::table::{table_path, Header, RuleSet, TableError, TableFile, BUILDER_ID};
 use std::path::PathBuf;
 use std::time::Duration;
 use thiserror::Error;
@@ -83,6 +86,8 @@ pub enum BuildError {
     Space(#[from] crate::diskspace::SpaceError),
     #[error("damaged checkpoint: {0}")]
     Checkpoint(String),
+    #[error("Asian rules: {0}")]
+    Rules(String),
     #[error("internal inconsistency: {0}")]
     Inconsistent(String),
 }
@@ -106,11 +111,14 @@ pub struct BuildOptions {
     pub force_streaming: bool,
     /// Wait for another build holding `dir` instead of failing at once.
     pub wait: bool,
+    /// Which of the Asian rules on endless play decide values (supporting tables are built
+    /// under the same rules).
+    pub rules: Rules,
 }
 
 impl BuildOptions {
     /// Options for building into `dir`: working files in `dir/.work`, a 256 MiB budget, default
-    /// chunks, a checkpoint a minute, no waiting for another build.
+    /// chunks, a checkpoint a minute, no waiting for another build, the Asian rules.
     pub fn new(dir: impl Into<PathBuf>) -> BuildOptions {
         let dir = dir.into();
         BuildOptions {
@@ -121,6 +129,7 @@ impl BuildOptions {
             checkpoint_interval: Duration::from_secs(60),
             force_streaming: false,
             wait: false,
+            rules: Rules::Asian,
         }
     }
 }
@@ -143,6 +152,8 @@ pub struct TableReport {
     /// Whether the working state was resident (false: streamed through chunk files).
     pub resident: bool,
     pub plies: u32,
+    /// The highest order (0 without the Asian rules' orders).
+    pub max_order: u16,
 }
 
 impl TableReport {
@@ -154,6 +165,7 @@ impl TableReport {
             seconds: None,
             resident: false,
             plies: 0,
+            max_order: h.max_order,
         }
     }
 }
@@ -165,9 +177,22 @@ fn present(opts: &BuildOptions, material: Material) -> Result<Header, Option<Str
     if !path.exists() {
         return Err(None);
     }
+    let rule_set = RuleSet::of(opts.rules);
     match TableFile::open(&path, 1 << 20).and_then(|f| f.verify_file_checksum().map(|()| f)) {
-        Ok(f) if f.header().material == material && f.header().builder == BUILDER_ID => {
+        Ok(f)
+            if f.header().material == material
+                && f.header().builder == BUILDER_ID
+                && f.header().rule_set == rule_set =>
+        {
             Ok(f.header().clone())
+        }
+        Ok(f) if f.header().material == material && f.header().builder == BUILDER_ID => {
+            Err(Some(format!(
+                "{} holds rule set {}, not {}: rebuilding",
+                path.display(),
+                f.header().rule_set.name(),
+                rule_set.name()
+            )))
         }
         Ok(f) if f.header().material == material => Err(Some(format!(
             "{} was written by {:?}, not by this builder ({BUILDER_ID}): rebuilding",

@@ -55,11 +55,14 @@ pub fn plan(
     sub_entries: &[u64],
     threads: usize,
     force_streaming: bool,
+    rule_bitmaps: u64,
 ) -> Result<Plan, TooSmall> {
     let bitmap = Bitmap::bytes(entries);
+    // The rule phases' bitmaps, and the unresolved filter they read, in every mode.
+    let rules = rule_bitmaps * bitmap;
     let subs_min = sub_entries.len() as u64 * SUB_CACHE;
     let workers = threads as u64 * THREAD_RECORDS as u64 * 8;
-    let resident = 2 * chunk_bytes(entries) + 6 * bitmap + RESERVE + workers;
+    let resident = 2 * chunk_bytes(entries) + 6 * bitmap + RESERVE + workers + rules;
     if !force_streaming && resident + subs_min + MIN_UPDATE_BUFFER <= budget {
         // A quarter of what is left stages updates (up to `MAX_RESIDENT_BUFFER`); supporting
         // tables may take the rest.
@@ -76,7 +79,8 @@ pub fn plan(
     // One chunk and its file image while updates are applied; the workers' gathering buffers
     // and the staging buffer while a frontier is scanned.
     let chunk = 2 * chunk_bytes(chunk_len);
-    let fixed = 4 * bitmap + chunk + workers + RESERVE + subs_min;
+    let filter_needed = if rule_bitmaps > 0 { 2 * bitmap } else { 0 };
+    let fixed = 4 * bitmap + chunk + workers + RESERVE + subs_min + rules + filter_needed;
     let needed = fixed + MIN_UPDATE_BUFFER;
     if needed > budget {
         return Err(TooSmall { needed });
@@ -84,8 +88,8 @@ pub fn plan(
     let mut free = budget - needed;
     // The filter first: it keeps most updates of a win pass out of the logs, which saves more
     // than packing supporting tables does.
-    let unresolved_filter = 2 * bitmap <= free;
-    if unresolved_filter {
+    let unresolved_filter = rule_bitmaps > 0 || 2 * bitmap <= free;
+    if unresolved_filter && rule_bitmaps == 0 {
         free -= 2 * bitmap;
     }
     let pack_budget = free / 2;
@@ -108,7 +112,7 @@ mod tests {
 
     #[test]
     fn small_tables_are_resident() {
-        let p = plan(64 * M, 573_480, 1 << 20, &[4050, 16_470], 2, false).unwrap();
+        let p = plan(64 * M, 573_480, 1 << 20, &[4050, 16_470], 2, false, 0).unwrap();
         assert!(p.resident && p.unresolved_filter);
         // 2 sides × 4 bytes + 6 bitmaps (6/8 byte) per entry, the reserve, the workers'
         // buffers, the staging buffer, and the rest for supporting tables.
@@ -122,7 +126,7 @@ mod tests {
     fn large_tables_stream_within_the_budget() {
         // KRNKAABB: 51,613,200 entries per side, 413 MB of chunks.
         let n = 51_613_200;
-        let p = plan(64 * M, n, 1 << 20, &[573_480, 25_000_000], 8, false).unwrap();
+        let p = plan(64 * M, n, 1 << 20, &[573_480, 25_000_000], 8, false, 0).unwrap();
         assert!(!p.resident);
         let planned = 4 * Bitmap::bytes(n)
             + if p.unresolved_filter {
@@ -143,20 +147,20 @@ mod tests {
     #[test]
     fn more_threads_take_from_the_buffers_not_beyond_the_budget() {
         let n = 20_000_000;
-        let two = plan(64 * M, n, 1 << 20, &[], 2, true).unwrap();
-        let eight = plan(64 * M, n, 1 << 20, &[], 8, true).unwrap();
+        let two = plan(64 * M, n, 1 << 20, &[], 2, true, 0).unwrap();
+        let eight = plan(64 * M, n, 1 << 20, &[], 8, true, 0).unwrap();
         assert!(eight.update_buffer + eight.pack_budget < two.update_buffer + two.pack_budget);
     }
 
     #[test]
     fn a_budget_below_the_bitmaps_is_refused_with_the_need() {
-        let e = plan(64 * M, 400_000_000, 1 << 20, &[], 2, false).unwrap_err();
+        let e = plan(64 * M, 400_000_000, 1 << 20, &[], 2, false, 0).unwrap_err();
         assert!(e.needed > 64 * M);
         assert!(e.needed >= 4 * Bitmap::bytes(400_000_000));
     }
 
     #[test]
     fn forced_streaming_streams() {
-        assert!(!plan(1 << 30, 4050, 1 << 14, &[], 1, true).unwrap().resident);
+        assert!(!plan(1 << 30, 4050, 1 << 14, &[], 1, true, 0).unwrap().resident);
     }
 }

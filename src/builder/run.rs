@@ -8,8 +8,10 @@ use super::progress::Progress;
 use super::store::StoreDir;
 use super::sub::Subtables;
 use super::work::Work;
+use super::BuildError;
+use crate::fang::Rules;
 use super::write::write_table;
-use super::{BuildError, BuildOptions, TableReport};
+use super::{BuildOptions, TableReport};
 use crate::index::Indexer;
 use crate::material::Material;
 use crate::piece::{Color, Role};
@@ -62,6 +64,12 @@ pub fn build_table(
     };
     let sizes = supporting_sizes(material)?;
     let threads = rayon::current_num_threads();
+    // One-sided tables are not affected by the rules on endless play (Fang, Section 1).
+    let rules = if super::rules::affected(material) {
+        opts.rules
+    } else {
+        Rules::None
+    };
     let p: Plan = plan(
         opts.memory,
         n,
@@ -69,6 +77,7 @@ pub fn build_table(
         &sizes,
         threads,
         opts.force_streaming,
+        super::rules::bitmaps(material, rules),
     )
     .map_err(|e| BuildError::BudgetTooSmall {
         budget: opts.memory,
@@ -121,8 +130,11 @@ pub fn build_table(
     if let Some(m) = manifest {
         match work.load(&m, &dtc::select(m.order, m.ply)) {
             Ok(()) => {
-                progress.note(&format!("{material}: resuming after ply {}", m.ply));
-                resumed = Some(m.ply);
+                progress.note(&format!(
+                    "{material}: resuming after order {} ply {}",
+                    m.order, m.ply
+                ));
+                resumed = Some((m.order, m.ply));
             }
             Err(e) => {
                 progress.note(&format!(
@@ -134,32 +146,64 @@ pub fn build_table(
             }
         }
     }
-    let first_ply = match resumed {
-        Some(ply) => ply,
+    let (first_order, first_ply) = match resumed {
+        Some(at) => at,
         None => {
             work.store.remove_unreferenced(None)?;
             dtc::initialise(&mut work, &graph, &subs, progress)?;
-            0
+            (0, 0)
         }
     };
     drop(subs);
     let mut last_checkpoint = Instant::now();
-    let plies = dtc::propagate(&mut work, &graph, 0, first_ply, progress, |work, ply| {
+    let mut after_ply = |work: &mut Work, order: u16, ply: u32| -> Result<(), BuildError> {
         if last_checkpoint.elapsed() >= opts.checkpoint_interval {
-            let m = work.manifest(0, ply);
+            let m = work.manifest(order, ply);
             work.checkpoint(m)?;
             last_checkpoint = Instant::now();
         }
         Ok(())
-    })?;
+    };
+    let plies = dtc::propagate(
+        &mut work,
+        &graph,
+        first_order,
+        first_ply,
+        progress,
+        None,
+        |work, ply| after_ply(work, first_order, ply),
+    )?;
+    let mut max_order = first_order;
+    if rules != Rules::None {
+        let orders = super::rules::solve_orders(
+            &mut work,
+            &graph,
+            rules,
+            first_order,
+            progress,
+            &mut after_ply,
+        )?;
+        for o in &orders {
+            progress.note(&format!(
+                "{material}: order {} seeded by {} {} losses",
+                o.order,
+                o.seeds,
+                match o.kind {
+                    crate::fang::LevelKind::Check => "perpetual-check",
+                    crate::fang::LevelKind::Chase => "perpetual-chase",
+                }
+            ));
+        }
+        max_order = orders.last().map_or(max_order, |o| o.order);
+    }
     work.release_pass_memory();
     let path = table_path(&opts.dir, material);
     let positions = write_table(
         &work,
         graph.indexer(),
         &path,
-        RuleSet::DtcOrder0,
-        0,
+        RuleSet::of(opts.rules),
+        max_order,
         progress,
     )?;
     let resident = work.resident();
@@ -171,5 +215,6 @@ pub fn build_table(
         seconds: Some(start.elapsed().as_secs_f64()),
         resident,
         plies,
+        max_order,
     })
 }

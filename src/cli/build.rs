@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use xqtb::builder::{self, BuildOptions, Progress};
+use xqtb::fang::Rules;
 use xqtb::Material;
 
 #[derive(clap::Args)]
@@ -42,6 +43,28 @@ pub struct Args {
     /// Seconds between checkpoints (0: at every pass boundary; `inf`: none).
     #[arg(long, default_value = "60", value_parser = parse_seconds, allow_negative_numbers = true)]
     checkpoint_secs: Duration,
+    /// Rules on endless play: `asian` (perpetual check and forbidden perpetual chase lose),
+    /// `check` (only perpetual check loses) or `none` (endless play is a draw).
+    #[arg(long, value_enum, default_value_t = RulesArg::Asian)]
+    rules: RulesArg,
+}
+
+/// `--rules`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum RulesArg {
+    Asian,
+    Check,
+    None,
+}
+
+impl From<RulesArg> for Rules {
+    fn from(r: RulesArg) -> Rules {
+        match r {
+            RulesArg::Asian => Rules::Asian,
+            RulesArg::Check => Rules::Check,
+            RulesArg::None => Rules::None,
+        }
+    }
 }
 
 /// Progress on a terminal: one bar per phase, notes as lines (hidden with `--quiet`; bars only
@@ -121,6 +144,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         checkpoint_interval: args.checkpoint_secs,
         force_streaming: args.stream,
         wait: args.wait,
+        rules: args.rules.into(),
     };
     let reports = builder::build(material, &opts, &bars)?;
     for r in reports {
@@ -132,13 +156,17 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
             )?,
             Some(s) => writeln!(
                 out,
-                "{:<12} built     {:>14} positions  {:>8.2} s  {:>7.2} M positions/s  {} plies  {}",
+                "{:<12} built     {:>14} positions  {:>8.2} s  {:>7.2} M positions/s  {} plies  {}{}",
                 r.material,
                 r.positions,
                 s,
                 2.0 * r.entries as f64 / s.max(1e-9) / 1e6,
                 r.plies,
-                if r.resident { "resident" } else { "streamed" }
+                if r.resident { "resident" } else { "streamed" },
+                match r.max_order {
+                    0 => String::new(),
+                    n => format!("  {} orders", n + 1),
+                }
             )?,
         }
     }

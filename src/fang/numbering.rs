@@ -99,18 +99,31 @@ impl Numbering {
         })
     }
 
+    /// No numbered pieces: for labels that need only checks (perpetual check alone).
+    pub fn kings_only() -> Numbering {
+        Numbering {
+            first: [[None; 8]; 2],
+            twins: Vec::new(),
+        }
+    }
+
     /// The labels of the legal quiet move `mv` of `pos`.
     pub fn labels(&self, pos: &Position, mv: Move) -> Labels {
         let check = gives_check(pos, mv).expect("a legal move");
         let chases = if check {
             PieceSet::EMPTY
         } else {
-            chases(pos, mv)
-                .expect("a legal move")
-                .into_iter()
-                .fold(PieceSet::EMPTY, |set, sq| set.with(self.number(pos, sq)))
+            self.chased(pos, mv)
         };
         Labels { check, chases }
+    }
+
+    /// The pieces the legal quiet move `mv` of `pos` chases (none if it checks).
+    pub fn chased(&self, pos: &Position, mv: Move) -> PieceSet {
+        chases(pos, mv)
+            .expect("a legal move")
+            .into_iter()
+            .fold(PieceSet::EMPTY, |set, sq| set.with(self.number(pos, sq)))
     }
 
     /// The twin pairs whose numbers the move `mv` of `pos` trades: the pair's order by point in

@@ -85,16 +85,38 @@ pub enum RuleSet {
     /// Distance to conversion, order 0 only: no Asian-rule (perpetual check/chase) orders;
     /// positions not resolved by plain retrograde analysis are draws.
     DtcOrder0 = 1,
+    /// Distance to conversion with orders: perpetual check loses (Fang's Algorithm 8 with the
+    /// checking patterns only).
+    DtcCheck = 2,
+    /// Distance to conversion with orders: perpetual check and forbidden perpetual chase lose
+    /// (Fang's Algorithm 8, complete under the Asian rules).
+    DtcAsian = 3,
 }
 
 impl RuleSet {
     pub fn from_u32(v: u32) -> Option<RuleSet> {
-        (v == 1).then_some(RuleSet::DtcOrder0)
+        match v {
+            1 => Some(RuleSet::DtcOrder0),
+            2 => Some(RuleSet::DtcCheck),
+            3 => Some(RuleSet::DtcAsian),
+            _ => None,
+        }
     }
 
     pub fn name(self) -> &'static str {
         match self {
             RuleSet::DtcOrder0 => "dtc-order0",
+            RuleSet::DtcCheck => "dtc-check",
+            RuleSet::DtcAsian => "dtc-asian",
+        }
+    }
+
+    /// The rule set of tables built under `rules`.
+    pub fn of(rules: crate::fang::Rules) -> RuleSet {
+        match rules {
+            crate::fang::Rules::None => RuleSet::DtcOrder0,
+            crate::fang::Rules::Check => RuleSet::DtcCheck,
+            crate::fang::Rules::Asian => RuleSet::DtcAsian,
         }
     }
 }

@@ -1,0 +1,485 @@
+//! Fang's maximum move patterns out of core ("The Nature of Retrograde Analysis for Chinese
+//! Chess", seeds/000, Section 3): Algorithm 1 (checking or chasing indefinitely), Algorithm 3's
+//! exclusion, Algorithm 4 (non-mutual) and Algorithm 5 (totally non-mutual), over the builder's
+//! entries. The in-memory reference is `crate::fang::pattern`; this port keeps only bits per
+//! entry in RAM (Wu and Beal's point) and reads positions, never the chunk store.
+//!
+//! - A vertex is an entry lifted by the slots of the tracked twins ([`Vx`]; `formats/rules.md`,
+//!   "Identical pieces"): a set is one bitmap per side and slot combination ([`Marks`]), its
+//!   pages touched only where members are.
+//! - The loss candidates of a pattern over the whole graph come from the candidate bitmaps
+//!   (`super::rules::Candidates`, refreshed once per order); inside a pattern (Algorithm 3) they
+//!   are found by scanning its members.
+//! - Pruning is frontier driven: a loss that leaves sends its predecessors in the win set a
+//!   re-check (does it still have a move into the losses?), a win that leaves removes its
+//!   predecessors from the losses. A win is re-checked at most once per move it had into the
+//!   losses, so no per-entry counter is kept (in RAM or on disk); the removals are monotone, so
+//!   the result is the same for any order and thread count.
+
+use super::entry::Bitmap;
+use super::graph::{Graph, Node};
+use super::rules::Candidates;
+use crate::fang::graph::{PieceId, Target};
+use crate::fang::numbering::{Labels, Numbering};
+use crate::piece::{ByColor, Color};
+use crate::position::{Move, Position};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
+
+/// A vertex of the (possibly lifted) graph: an entry and the slots of the tracked twins (bit
+/// `i`: which of the `i`-th tracked pair it follows).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Vx {
+    pub side: Color,
+    pub index: u64,
+    pub slot: u8,
+}
+
+/// A set of vertices: a bitmap per side and slot combination.
+pub struct Marks {
+    bits: ByColor<Vec<Bitmap>>,
+    len: AtomicI64,
+}
+
+impl Marks {
+    pub fn new(entries: u64, slots: usize) -> Marks {
+        Marks {
+            bits: ByColor::new(|_| (0..slots).map(|_| Bitmap::new(entries)).collect()),
+            len: AtomicI64::new(0),
+        }
+    }
+
+    #[inline]
+    pub fn contains(&self, v: Vx) -> bool {
+        self.bits[v.side][v.slot as usize].get(v.index)
+    }
+
+    /// Adds `v`; true if it was not there.
+    #[inline]
+    pub fn insert(&self, v: Vx) -> bool {
+        let new = self.bits[v.side][v.slot as usize].insert(v.index);
+        self.len.fetch_add(new as i64, Relaxed);
+        new
+    }
+
+    /// Removes `v`; true if it was there.
+    #[inline]
+    pub fn remove(&self, v: Vx) -> bool {
+        let had = self.bits[v.side][v.slot as usize].take(v.index);
+        self.len.fetch_sub(had as i64, Relaxed);
+        had
+    }
+
+    pub fn len(&self) -> u64 {
+        self.len.load(Relaxed) as u64
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The slot bitmaps of one side.
+    pub fn side(&self, side: Color) -> &[Bitmap] {
+        &self.bits[side]
+    }
+
+    /// The members of one side, by slot and index.
+    pub fn members(&self, side: Color) -> Vec<Vx> {
+        let mut out = Vec::new();
+        for (slot, b) in self.bits[side].iter().enumerate() {
+            let found: Vec<Vx> = (0..b.words())
+                .into_par_iter()
+                .flat_map_iter(|w| {
+                    let mut bits = b.word(w);
+                    std::iter::from_fn(move || {
+                        (bits != 0).then(|| {
+                            let i = bits.trailing_zeros() as u64;
+                            bits &= bits - 1;
+                            Vx {
+                                side,
+                                index: w as u64 * 64 + i,
+                                slot: slot as u8,
+                            }
+                        })
+                    })
+                })
+                .collect();
+            out.extend(found);
+        }
+        out
+    }
+}
+
+/// The bit of the attacker's king among a candidate mask's targets (pieces use their numbers).
+pub const KING_BIT: u32 = 31;
+
+/// The targets a move hits, as a mask: the king's bit for a check, the numbers of the pieces it
+/// chases.
+pub fn hit_mask(labels: &Labels) -> u32 {
+    if labels.check {
+        1 << KING_BIT
+    } else {
+        labels.chases.0
+    }
+}
+
+/// Where a pattern is looked for.
+#[derive(Clone, Copy)]
+pub enum Region<'a> {
+    /// The unresolved entries: its loss candidates come from the candidate bitmaps.
+    Graph(&'a Candidates),
+    /// The members of a pattern (Algorithm 3's `G*(DB, G1, q)`), over its tracked slots: only
+    /// the slot bits below `mask` are its.
+    Sub(&'a Marks, u8),
+}
+
+/// A quiet move of an entry's position: the child entry and the slot bits it flips.
+#[derive(Clone, Copy)]
+struct Step {
+    mv: Move,
+    child: u64,
+    flips: u8,
+}
+
+/// The graph the patterns run on: the entries, the unresolved filter, and the tracked twins.
+#[derive(Clone)]
+pub struct Space<'a> {
+    pub graph: &'a Graph,
+    pub numbering: &'a Numbering,
+    pub unresolved: ByColor<&'a Bitmap>,
+    /// First numbers of the tracked twin pairs (bit `i` of a slot is the `i`-th).
+    pub tracked: Vec<PieceId>,
+}
+
+/// A pattern: `attacker` forces the defender to hit `target` on every move; the set holds its
+/// wins (attacker to move) and losses (defender to move).
+pub struct Pattern {
+    pub attacker: Color,
+    pub target: Target,
+    pub set: Marks,
+}
+
+impl Space<'_> {
+    fn slots(&self) -> usize {
+        1 << self.tracked.len()
+    }
+
+    fn entries(&self) -> u64 {
+        self.graph.indexer().size()
+    }
+
+    fn position(&self, side: Color, index: u64) -> Option<Position> {
+        self.graph.position(Node { side, index })
+    }
+
+    /// The legal quiet moves of `pos`, with their children and slot flips.
+    fn steps(&self, pos: &Position) -> Vec<Step> {
+        let mut out = Vec::new();
+        for mv in pos.legal_moves() {
+            if pos.is_capture(mv) {
+                continue;
+            }
+            let mut child = pos.clone();
+            child.play(mv);
+            let (index, mirrored) = self
+                .graph
+                .indexer()
+                .encode_mirrored(&child)
+                .expect("a quiet move keeps the material");
+            let mut flips = 0;
+            if !self.tracked.is_empty() {
+                let entry = if mirrored { child.mirror() } else { child };
+                let swaps = self.numbering.swaps(pos, mv, &entry, mirrored);
+                for (i, &p) in self.tracked.iter().enumerate() {
+                    flips |= (swaps.contains(p) as u8) << i;
+                }
+            }
+            out.push(Step {
+                mv,
+                child: index,
+                flips,
+            });
+        }
+        out
+    }
+
+    /// Does a move with `labels` from slot `slot` hit `target`?
+    fn hits(&self, labels: &Labels, target: Target, slot: u8) -> bool {
+        match target {
+            Target::King => labels.check,
+            Target::Piece(p) => {
+                let number = match self.tracked.iter().position(|&t| t == p) {
+                    Some(i) => p + (slot >> i & 1),
+                    None => p,
+                };
+                labels.chases.contains(number)
+            }
+        }
+    }
+
+    fn inside(&self, region: Region, v: Vx) -> bool {
+        match region {
+            Region::Graph(_) => self.unresolved[v.side].get(v.index),
+            Region::Sub(m, mask) => m.contains(Vx {
+                slot: v.slot & mask,
+                ..v
+            }),
+        }
+    }
+
+    /// The vertices `(w, σ)` with a move into `v`, `w` inside `region` (one per vertex).
+    fn predecessors(&self, region: Region, v: Vx) -> Vec<Vx> {
+        let side = !v.side;
+        let Some(child) = self.position(v.side, v.index) else {
+            return Vec::new();
+        };
+        let mut parents = Vec::new();
+        self.graph
+            .predecessors(&child, v.index, |n| parents.push(n.index))
+            .expect("a retro move keeps the material");
+        parents.sort_unstable();
+        parents.dedup();
+        let mut out = Vec::new();
+        for w in parents {
+            if self.tracked.is_empty() {
+                let u = Vx {
+                    side,
+                    index: w,
+                    slot: 0,
+                };
+                if self.inside(region, u) {
+                    out.push(u);
+                }
+                continue;
+            }
+            let Some(pos) = self.position(side, w) else {
+                continue;
+            };
+            for s in self.steps(&pos).into_iter().filter(|s| s.child == v.index) {
+                let u = Vx {
+                    side,
+                    index: w,
+                    slot: v.slot ^ s.flips,
+                };
+                if self.inside(region, u) && !out.contains(&u) {
+                    out.push(u);
+                }
+            }
+        }
+        out
+    }
+
+    /// Is the defender's vertex `u` a loss candidate of a pattern inside a sub-region: every
+    /// move inside hits `target`, and one does?
+    fn sub_candidate(&self, region: Region, u: Vx, target: Target) -> bool {
+        let Some(pos) = self.position(u.side, u.index) else {
+            return false;
+        };
+        let mut inside = 0;
+        for s in self.steps(&pos) {
+            let v = Vx {
+                side: !u.side,
+                index: s.child,
+                slot: u.slot ^ s.flips,
+            };
+            if !self.inside(region, v) {
+                continue;
+            }
+            if !self.hits(&self.numbering.labels(&pos, s.mv), target, u.slot) {
+                return false;
+            }
+            inside += 1;
+        }
+        inside > 0
+    }
+
+    /// Does `u` have a move to a vertex of `set` on the other side (or, with `outside`, to a
+    /// vertex inside `region` that is not in `set`)?
+    fn moves_to(&self, u: Vx, set: &Marks, region: Region, outside: bool) -> bool {
+        let Some(pos) = self.position(u.side, u.index) else {
+            return false;
+        };
+        self.steps(&pos).into_iter().any(|s| {
+            let v = Vx {
+                side: !u.side,
+                index: s.child,
+                slot: u.slot ^ s.flips,
+            };
+            if outside {
+                self.inside(region, v) && !set.contains(v)
+            } else {
+                set.contains(v)
+            }
+        })
+    }
+
+    /// Algorithm 1: the maximum pattern in which `attacker` forces the defender to hit `target`
+    /// on every move, inside `region`.
+    pub fn max_pattern(&self, region: Region, attacker: Color, target: Target) -> Pattern {
+        let defender = !attacker;
+        let set = Marks::new(self.entries(), self.slots());
+        match region {
+            Region::Graph(candidates) => {
+                for slot in 0..self.slots() as u8 {
+                    let bit = match target {
+                        Target::King => KING_BIT,
+                        Target::Piece(p) => match self.tracked.iter().position(|&t| t == p) {
+                            Some(i) => (p + (slot >> i & 1)) as u32,
+                            None => p as u32,
+                        },
+                    };
+                    let cand = candidates.get(defender, bit);
+                    let mine = &set.side(defender)[slot as usize];
+                    let n: u64 = (0..cand.words())
+                        .into_par_iter()
+                        .map(|w| {
+                            let bits = cand.word(w);
+                            mine.store_word(w, bits);
+                            bits.count_ones() as u64
+                        })
+                        .sum();
+                    set.len.fetch_add(n as i64, Relaxed);
+                }
+            }
+            Region::Sub(m, _) => {
+                let lifted = self.lift(m, defender);
+                lifted.par_iter().for_each(|&u| {
+                    if self.sub_candidate(region, u, target) {
+                        set.insert(u);
+                    }
+                });
+            }
+        }
+        let losses = set.members(defender);
+        losses.par_iter().for_each(|&u| {
+            for w in self.predecessors(region, u) {
+                set.insert(w);
+            }
+        });
+        let unfit: Vec<Vx> = losses
+            .into_par_iter()
+            .filter(|&u| self.moves_to(u, &set, region, true))
+            .collect();
+        let pattern = Pattern {
+            attacker,
+            target,
+            set,
+        };
+        self.remove(&pattern, region, unfit);
+        pattern
+    }
+
+    /// The members of one side of a sub-region's pattern, lifted to this space's slots.
+    fn lift(&self, m: &Marks, side: Color) -> Vec<Vx> {
+        let outer = m.side(side).len();
+        let mut out = Vec::new();
+        for v in m.members(side) {
+            for extra in 0..(self.slots() / outer) as u8 {
+                out.push(Vx {
+                    slot: v.slot | extra * outer as u8,
+                    ..v
+                });
+            }
+        }
+        out
+    }
+
+    /// Removes `gone` from the pattern and whatever then no longer qualifies (Algorithm 3's
+    /// pruning): a loss with a move to a removed win, a win without a move left into the
+    /// losses.
+    pub fn remove(&self, p: &Pattern, region: Region, gone: Vec<Vx>) {
+        let mut frontier: Vec<Vx> = gone.into_iter().filter(|&v| p.set.remove(v)).collect();
+        while !frontier.is_empty() {
+            frontier = frontier
+                .par_iter()
+                .flat_map_iter(|&x| {
+                    let was_loss = x.side != p.attacker;
+                    self.predecessors(region, x).into_iter().filter(move |&w| {
+                        if was_loss {
+                            p.set.contains(w)
+                                && !self.moves_to(w, &p.set, region, false)
+                                && p.set.remove(w)
+                        } else {
+                            p.set.remove(w)
+                        }
+                    })
+                })
+                .collect();
+        }
+    }
+
+    /// Algorithm 3: removes from `p` the positions where its defender can force its attacker to
+    /// hit `q` (a piece of the defender, or its king) indefinitely inside it. True if anything
+    /// was removed. A `q` with a twin is tracked (both identities at once).
+    pub fn exclude(&self, p: &Pattern, region: Region, q: Target) -> bool {
+        let mut inner = self.clone();
+        if let Target::Piece(piece) = q {
+            if self.numbering.twin(piece).is_some() && !self.tracked.contains(&piece) {
+                inner.tracked.push(piece);
+            }
+        }
+        let mask = (self.slots() - 1) as u8;
+        let forced = inner.max_pattern(Region::Sub(&p.set, mask), !p.attacker, q);
+        if forced.set.is_empty() {
+            return false;
+        }
+        let mut gone: Vec<Vx> = Color::ALL
+            .into_iter()
+            .flat_map(|side| forced.set.members(side))
+            .map(|v| Vx {
+                slot: v.slot & mask,
+                ..v
+            })
+            .collect();
+        gone.sort_unstable();
+        gone.dedup();
+        self.remove(p, region, gone);
+        true
+    }
+
+    /// The targets of one side a pattern is checked against: its king and its pieces, one of
+    /// each pair of twins (tracked, it stands for both).
+    pub fn targets(&self, owner: Color) -> Vec<Target> {
+        let pieces = self.numbering.pieces(owner);
+        std::iter::once(Target::King)
+            .chain(
+                pieces
+                    .iter()
+                    .filter(|&p| self.numbering.twin(p).is_none_or(|t| p < t))
+                    .map(Target::Piece),
+            )
+            .collect()
+    }
+
+    /// Algorithm 4 for checking: `attacker` forces perpetual check, and the defender cannot
+    /// force it to check back indefinitely inside.
+    pub fn non_mutual_check(&self, region: Region, attacker: Color) -> Pattern {
+        let p = self.max_pattern(region, attacker, Target::King);
+        while !p.set.is_empty() && self.exclude(&p, region, Target::King) {}
+        p
+    }
+
+    /// Algorithm 5 for `attacker`'s piece `piece` (tracked if it has a twin): the maximum
+    /// pattern of totally non-mutual chasing, pruned against every target of the defender until
+    /// none prunes (Lemma 10: the order does not matter).
+    pub fn chase_pattern(&self, region: Region, attacker: Color, piece: PieceId) -> Pattern {
+        let mut space = self.clone();
+        if self.numbering.twin(piece).is_some() {
+            space.tracked = vec![piece];
+        }
+        let p = space.max_pattern(region, attacker, Target::Piece(piece));
+        let defender_targets = space.targets(!attacker);
+        loop {
+            let mut pruned = false;
+            for &q in &defender_targets {
+                if p.set.is_empty() {
+                    return p;
+                }
+                pruned |= space.exclude(&p, region, q);
+            }
+            if !pruned {
+                return p;
+            }
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! The Asian rules out of core: Fang's Algorithm 8 (seeds/000, Section 5.1) after the order-0
+//! propagation. While patterns are left, the losses of the non-mutual checking patterns
+//! (Algorithm 4, both sides) — or, if there are none, of the totally non-mutual chasing
+//! patterns (Algorithm 5, every piece) — seed order `r + 1` at distance 0, and the propagation
+//! passes ([`super::dtc::propagate`]) run again; what is never resolved is a draw.
+//!
+//! Kept in RAM per entry and side: the unresolved filter (the pass framework's), a dirty bit, a
+//! drawn-capture bit and one candidate bit per target (below); the patterns' own sets are
+//! bitmaps whose pages are touched only where members are ([`super::pattern`]).
+//!
+//! **Candidates.** A defender's entry is a loss candidate for a target (the attacker's king, or
+//! one of its pieces by number) when it is unresolved, has no capture into a drawn position,
+//! has a move to an unresolved entry, and every such move hits the target (checks it, or chases
+//! it). Computing this needs the labels of the moves, the costliest part of the rules, so it is
+//! done once for every unresolved entry after order 0 and afterwards only for the entries whose
+//! children changed (the propagation marks them dirty: a child resolved) or that were
+//! candidates: the others' moves into unresolved entries are the same as before.
+//!
+//! One-sided tables (only one side has rooks, horses, cannons or pawns) skip all this: Fang,
+//! Section 1, and `tests/rules_build.rs` checks it on several.
+
+use super::dtc;
+use super::entry::{self, Bitmap, NEVER};
+use super::graph::Graph;
+use super::pattern::{Region, Space, KING_BIT};
+use super::progress::Progress;
+use super::work::{Entries, Work, WINDOW};
+use super::BuildError;
+use crate::chase::gives_check;
+use crate::fang::graph::Target;
+use crate::fang::numbering::Numbering;
+use crate::fang::{LevelKind, Rules};
+use crate::material::Material;
+use crate::piece::{ByColor, Color, Role};
+use crate::value::MAX_ORDER;
+use rayon::prelude::*;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// Can endless play decide anything in `material`? Only if both sides have an attacking piece.
+pub fn affected(material: Material) -> bool {
+    Color::ALL.into_iter().all(|c| {
+        [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn]
+            .into_iter()
+            .any(|r| material.count(c, r) > 0)
+    })
+}
+
+/// The candidate bitmaps: per defender side, one per target of the attacker.
+pub struct Candidates {
+    bits: ByColor<Vec<(u32, Bitmap)>>,
+}
+
+impl Candidates {
+    fn new(entries: u64, numbering: &Numbering) -> Candidates {
+        Candidates {
+            bits: ByColor::new(|defender| {
+                std::iter::once(KING_BIT)
+                    .chain(numbering.pieces(!defender).iter().map(u32::from))
+                    .map(|bit| (bit, Bitmap::new(entries)))
+                    .collect()
+            }),
+        }
+    }
+
+    /// The candidates of `defender` for the attacker's target `bit` (its king: [`KING_BIT`]).
+    pub fn get(&self, defender: Color, bit: u32) -> &Bitmap {
+        &self.bits[defender]
+            .iter()
+            .find(|(b, _)| *b == bit)
+            .expect("every target has its candidates")
+            .1
+    }
+
+    /// All of `defender`'s target bits.
+    fn mask(&self, defender: Color) -> u32 {
+        self.bits[defender].iter().fold(0, |m, (b, _)| m | 1 << b)
+    }
+}
+
+/// What the rule phases keep between orders.
+pub struct RuleState {
+    rules: Rules,
+    numbering: Numbering,
+    candidates: Candidates,
+    /// Unresolved entries whose children changed since the candidates were computed.
+    pub dirty: ByColor<Bitmap>,
+    /// Entries with a capture into a drawn position (never a loss candidate).
+    drawn: ByColor<Bitmap>,
+    /// The next refresh computes every unresolved entry.
+    full: bool,
+}
+
+/// Bitmaps of `entries` bits the rule phases keep for `material` (the plan counts them).
+pub fn bitmaps(material: Material, rules: Rules) -> u64 {
+    match rules {
+        Rules::None => 0,
+        // Dirty and drawn bits, candidates for each king.
+        Rules::Check => 6,
+        Rules::Asian => {
+            let pieces: u64 = Color::ALL
+                .into_iter()
+                .flat_map(|c| Role::ALL.into_iter().map(move |r| (c, r)))
+                .filter(|&(_, r)| r != Role::King)
+                .map(|(c, r)| material.count(c, r) as u64)
+                .sum();
+            6 + pieces
+        }
+    }
+}
+
+impl RuleState {
+    /// The state for a build under `rules` ≠ none; reads the chunks once for the drawn bits.
+    pub fn new(work: &Work, rules: Rules) -> Result<RuleState, BuildError> {
+        let numbering = match rules {
+            Rules::Asian => Numbering::new(work.material)
+                .map_err(|e| BuildError::Rules(e.to_string()))?,
+            _ => Numbering::kings_only(),
+        };
+        let n = work.layout.entries();
+        let drawn = ByColor::new(|_| Bitmap::new(n));
+        for side in Color::ALL {
+            for c in 0..work.layout.chunks() {
+                let base = work.layout.base(c);
+                work.with_chunk(side, c, |chunk| {
+                    chunk.entries.par_iter().enumerate().for_each(|(k, e)| {
+                        let e = e.load(Relaxed);
+                        if entry::is_unresolved(e) && e as u8 == NEVER {
+                            drawn[side].set(base + k as u64);
+                        }
+                    })
+                })?;
+            }
+        }
+        Ok(RuleState {
+            rules,
+            candidates: Candidates::new(n, &numbering),
+            numbering,
+            dirty: ByColor::new(|_| Bitmap::new(n)),
+            drawn,
+            full: true,
+        })
+    }
+
+    /// Brings the candidate bitmaps up to date with the unresolved entries.
+    fn refresh(&mut self, work: &Work, graph: &Graph, progress: &dyn Progress) {
+        let n = work.layout.entries();
+        progress.start(&format!("{} rule candidates", work.material), 2 * n);
+        for defender in Color::ALL {
+            let open = unresolved(work, defender);
+            let attacker_open = unresolved(work, !defender);
+            let all = self.candidates.mask(defender);
+            let cands = &self.candidates.bits[defender];
+            let (dirty, drawn, full) = (&self.dirty[defender], &self.drawn[defender], self.full);
+            let words = n.div_ceil(64) as usize;
+            let per = WINDOW / 64;
+            (0..words.div_ceil(per)).into_par_iter().for_each(|win| {
+                let mut pos_cache = crate::index::Decoder::new(graph.indexer());
+                for w in win * per..((win + 1) * per).min(words) {
+                    let mut rescan = if full { u64::MAX } else { dirty.word(w) };
+                    for (_, b) in cands {
+                        rescan |= b.word(w);
+                    }
+                    rescan &= open.word(w) & !drawn.word(w);
+                    let mut new = vec![0u64; cands.len()];
+                    let mut bits = rescan;
+                    while bits != 0 {
+                        let k = bits.trailing_zeros();
+                        bits &= bits - 1;
+                        let index = w as u64 * 64 + k as u64;
+                        let Some(pos) = pos_cache.decode(index, defender) else {
+                            continue;
+                        };
+                        let hits = self.hits(graph, attacker_open, &pos, all);
+                        for (slot, (bit, _)) in cands.iter().enumerate() {
+                            new[slot] |= ((hits >> bit & 1) as u64) << k;
+                        }
+                    }
+                    for ((_, b), word) in cands.iter().zip(new) {
+                        b.store_word(w, word);
+                    }
+                    dirty.store_word(w, 0);
+                }
+                progress.advance(WINDOW as u64);
+            });
+        }
+        progress.finish();
+        self.full = false;
+    }
+
+    /// The targets (a mask) that every move of `pos` into an unresolved entry hits, among
+    /// `mask`; 0 if there is no such move.
+    fn hits(&self, graph: &Graph, open: &Bitmap, pos: &crate::position::Position, mask: u32) -> u32 {
+        let mut mask = mask;
+        let mut inside = false;
+        for mv in pos.legal_moves() {
+            if pos.is_capture(mv) {
+                continue;
+            }
+            let mut child = pos.clone();
+            child.play(mv);
+            let (index, _) = graph
+                .indexer()
+                .encode_mirrored(&child)
+                .expect("a quiet move keeps the material");
+            if !open.get(index) {
+                continue;
+            }
+            inside = true;
+            mask &= if gives_check(pos, mv).expect("a legal move") {
+                1 << KING_BIT
+            } else if mask & !(1 << KING_BIT) != 0 {
+                self.numbering.chased(pos, mv).0
+            } else {
+                0
+            };
+            if mask == 0 {
+                return 0;
+            }
+        }
+        if inside {
+            mask
+        } else {
+            0
+        }
+    }
+
+    /// Computes the patterns that seed the next order and marks their losses in the frontier
+    /// bitmaps; `None` when no pattern is left.
+    fn next_seeds(&self, work: &Work, graph: &Graph) -> Option<(LevelKind, u64)> {
+        let space = Space {
+            graph,
+            numbering: &self.numbering,
+            unresolved: ByColor::new(|side| unresolved(work, side)),
+            tracked: Vec::new(),
+        };
+        let region = Region::Graph(&self.candidates);
+        let mut seeds = 0;
+        for attacker in Color::ALL {
+            let p = space.non_mutual_check(region, attacker);
+            seeds += mark_losses(work, !attacker, p.set.side(!attacker));
+        }
+        if seeds > 0 {
+            return Some((LevelKind::Check, seeds));
+        }
+        if self.rules != Rules::Asian {
+            return None;
+        }
+        for attacker in Color::ALL {
+            for t in space.targets(attacker) {
+                if let Target::Piece(piece) = t {
+                    let p = space.chase_pattern(region, attacker, piece);
+                    seeds += mark_losses(work, !attacker, p.set.side(!attacker));
+                }
+            }
+        }
+        (seeds > 0).then_some((LevelKind::Chase, seeds))
+    }
+}
+
+/// The unresolved filter of `side` (a rule build always keeps it).
+fn unresolved(work: &Work, side: Color) -> &Bitmap {
+    work.unresolved[side]
+        .as_ref()
+        .expect("a build under the Asian rules keeps the unresolved filter")
+}
+
+/// Adds a pattern's losses (`slots`: its bitmaps of `side`, every slot) to the frontier of
+/// `side`; returns how many entries that added.
+fn mark_losses(work: &Work, side: Color, slots: &[Bitmap]) -> u64 {
+    let frontier = &work.frontier[side];
+    (0..frontier.words())
+        .into_par_iter()
+        .map(|w| {
+            let old = frontier.word(w);
+            let new = slots.iter().fold(old, |m, b| m | b.word(w));
+            frontier.store_word(w, new);
+            (new & !old).count_ones() as u64
+        })
+        .sum()
+}
+
+/// Resolves the frontier entries (the new order's seeds) as losses at `(order, 0)`.
+fn seed(work: &mut Work, order: u16) -> Result<(), BuildError> {
+    let to = entry::resolved(order, 0);
+    let layout = work.layout;
+    for side in Color::ALL {
+        for c in 0..layout.chunks() {
+            let (base, len) = (layout.base(c), layout.len(c));
+            if work.frontier[side].count(base, len) == 0 {
+                continue;
+            }
+            let set = |chunk: &super::store::Chunk, work: &Work| {
+                for (k, e) in chunk.entries.iter().enumerate() {
+                    let i = base + k as u64;
+                    if work.frontier[side].get(i) {
+                        debug_assert!(entry::is_unresolved(e.load(Relaxed)));
+                        e.store(to, Relaxed);
+                        unresolved(work, side).clear(i);
+                    }
+                }
+            };
+            match &work.entries {
+                Entries::Resident(res) => set(&res[side][c], work),
+                Entries::Streaming => {
+                    let chunk = work.read(side, c)?;
+                    set(&chunk, work);
+                    work.replace(side, c, &chunk)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One order's kind and the positions that seeded it.
+#[derive(Clone, Debug)]
+pub struct OrderReport {
+    pub order: u16,
+    pub kind: LevelKind,
+    pub seeds: u64,
+}
+
+/// Algorithm 8 from `order` (whose propagation is complete): orders until no pattern is left.
+/// `after_ply(work, order, ply)` runs after each ply and after each seeding (checkpoints).
+/// Returns the orders found.
+pub fn solve_orders(
+    work: &mut Work,
+    graph: &Graph,
+    rules: Rules,
+    mut order: u16,
+    progress: &dyn Progress,
+    after_ply: &mut dyn FnMut(&mut Work, u16, u32) -> Result<(), BuildError>,
+) -> Result<Vec<OrderReport>, BuildError> {
+    let mut state = RuleState::new(work, rules)?;
+    let mut reports = Vec::new();
+    loop {
+        state.refresh(work, graph, progress);
+        progress.note(&format!("{}: rule patterns after order {order}", work.material));
+        let Some((kind, seeds)) = state.next_seeds(work, graph) else {
+            return Ok(reports);
+        };
+        order = order
+            .checked_add(1)
+            .filter(|&o| o <= MAX_ORDER)
+            .ok_or_else(|| BuildError::Rules(format!("more than {MAX_ORDER} orders")))?;
+        reports.push(OrderReport { order, kind, seeds });
+        seed(work, order)?;
+        after_ply(work, order, 0)?;
+        let o = order;
+        dtc::propagate(
+            work,
+            graph,
+            order,
+            0,
+            progress,
+            Some(&state.dirty),
+            |w, ply| after_ply(w, o, ply),
+        )?;
+    }
+}
+
