@@ -34,6 +34,7 @@ fn the_worked_example_is_the_writers_output() {
     let dir = tempfile::tempdir().unwrap();
     let opts = xqtb::builder::BuildOptions {
         memory: 64 << 20,
+        rules: xqtb::fang::Rules::None,
         ..xqtb::builder::BuildOptions::new(dir.path())
     };
     xqtb::builder::build("KRK".parse().unwrap(), &opts, &xqtb::builder::Silent).unwrap();
