@@ -306,13 +306,15 @@ impl MoveValue {
     pub fn for_mover(&self) -> Value {
         match self.value {
             Value::Draw => Value::Draw,
+            // A capture converts: the line starts afresh in this table, at order 0 (Fang
+            // §5.3), whatever the order of the position it reaches.
+            Value::Decided { distance, .. } if self.capture => Value::Decided {
+                order: 0,
+                distance: if distance % 2 == 0 { 1 } else { 0 },
+            },
             Value::Decided { order, distance } => Value::Decided {
                 order,
-                distance: match (self.capture, distance % 2 == 0) {
-                    (true, true) => 1,
-                    (true, false) => 0,
-                    (false, _) => distance.saturating_add(1),
-                },
+                distance: distance.saturating_add(1),
             },
         }
     }
