@@ -48,6 +48,22 @@ impl Graph {
         pos.count_legal_quiet() as u8
     }
 
+    /// The entry a quiet move `mv` of `pos` (the position entry `index` decodes to) reaches,
+    /// `child` being the position after it, and whether that entry decodes to `child`'s mirror
+    /// image. A move of a rook, horse, cannon or pawn alone of its kind keeps the defenders and
+    /// the entry's orientation: a table lookup instead of an encoding.
+    #[inline]
+    pub fn child(&self, pos: &Position, index: u64, mv: crate::position::Move, child: &Position) -> (u64, bool) {
+        let code = pos.piece_at(mv.from).map_or(0, |p| p.code());
+        if let Some(c) = self.indexer.moved(index, code, mv.from, mv.to) {
+            debug_assert_eq!(self.indexer.encode_mirrored(child).ok(), Some((c, false)));
+            return (c, false);
+        }
+        self.indexer
+            .encode_mirrored(child)
+            .expect("a quiet move keeps the material")
+    }
+
     /// Calls `emit` with every predecessor of `child` (the position of entry `index`), once per
     /// quiet move from that entry's position into `child`'s entry: exactly the updates its
     /// children count expects. Predecessors that are not legal positions are included (their

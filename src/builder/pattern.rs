@@ -172,8 +172,9 @@ impl Space<'_> {
         self.graph.position(Node { side, index })
     }
 
-    /// The legal quiet moves of `pos`, with their children and slot flips.
-    fn steps(&self, pos: &Position) -> Vec<Step> {
+    /// The legal quiet moves of `pos` (entry `at`'s position), with their children and slot
+    /// flips.
+    fn steps(&self, pos: &Position, at: u64) -> Vec<Step> {
         let mut out = Vec::new();
         for mv in pos.legal_moves() {
             if pos.is_capture(mv) {
@@ -181,11 +182,7 @@ impl Space<'_> {
             }
             let mut child = pos.clone();
             child.play(mv);
-            let (index, mirrored) = self
-                .graph
-                .indexer()
-                .encode_mirrored(&child)
-                .expect("a quiet move keeps the material");
+            let (index, mirrored) = self.graph.child(pos, at, mv, &child);
             let mut flips = 0;
             if !self.tracked.is_empty() {
                 let entry = if mirrored { child.mirror() } else { child };
@@ -255,7 +252,7 @@ impl Space<'_> {
             let Some(pos) = self.position(side, w) else {
                 continue;
             };
-            for s in self.steps(&pos).into_iter().filter(|s| s.child == v.index) {
+            for s in self.steps(&pos, w).into_iter().filter(|s| s.child == v.index) {
                 let u = Vx {
                     side,
                     index: w,
@@ -276,7 +273,7 @@ impl Space<'_> {
             return false;
         };
         let mut inside = 0;
-        for s in self.steps(&pos) {
+        for s in self.steps(&pos, u.index) {
             let v = Vx {
                 side: !u.side,
                 index: s.child,
@@ -299,7 +296,7 @@ impl Space<'_> {
         let Some(pos) = self.position(u.side, u.index) else {
             return false;
         };
-        self.steps(&pos).into_iter().any(|s| {
+        self.steps(&pos, u.index).into_iter().any(|s| {
             let v = Vx {
                 side: !u.side,
                 index: s.child,
@@ -351,21 +348,41 @@ impl Space<'_> {
             }
         }
         let losses = set.members(defender);
+        let debug = std::env::var_os("XQTB_DEBUG_PATTERNS").is_some();
+        let t = std::time::Instant::now();
         losses.par_iter().for_each(|&u| {
             for w in self.predecessors(region, u) {
                 set.insert(w);
             }
         });
+        let losses_len = losses.len();
         let unfit: Vec<Vx> = losses
             .into_par_iter()
             .filter(|&u| self.moves_to(u, &set, region, true))
             .collect();
+        if debug {
+            eprintln!(
+                "  max_pattern {attacker:?} {target:?} sub={} L0={} L0+W={} unfit={} ({:.2} s)",
+                matches!(region, Region::Sub(..)),
+                losses_len,
+                set.len(),
+                unfit.len(),
+                t.elapsed().as_secs_f64()
+            );
+        }
         let pattern = Pattern {
             attacker,
             target,
             set,
         };
         self.remove(&pattern, region, unfit);
+        if debug {
+            eprintln!(
+                "    pruned to {} ({:.2} s)",
+                pattern.set.len(),
+                t.elapsed().as_secs_f64()
+            );
+        }
         pattern
     }
 

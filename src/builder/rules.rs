@@ -13,8 +13,9 @@
 //! has a move to an unresolved entry, and every such move hits the target (checks it, or chases
 //! it). Computing this needs the labels of the moves, the costliest part of the rules, so it is
 //! done once for every unresolved entry after order 0 and afterwards only for the entries whose
-//! children changed (the propagation marks them dirty: a child resolved) or that were
-//! candidates: the others' moves into unresolved entries are the same as before.
+//! children changed (the propagation marks them dirty: a child resolved as a win; a child
+//! resolved as a loss resolves the entry itself): the others' moves into unresolved entries are
+//! the same as before, and so is their candidacy.
 //!
 //! One-sided tables (only one side has rooks, horses, cannons or pawns) skip all this: Fang,
 //! Section 1, and `tests/rules_build.rs` checks it on several.
@@ -156,12 +157,10 @@ impl RuleState {
             (0..words.div_ceil(per)).into_par_iter().for_each(|win| {
                 let mut pos_cache = crate::index::Decoder::new(graph.indexer());
                 for w in win * per..((win + 1) * per).min(words) {
-                    let mut rescan = if full { u64::MAX } else { dirty.word(w) };
-                    for (_, b) in cands {
-                        rescan |= b.word(w);
-                    }
-                    rescan &= open.word(w) & !drawn.word(w);
-                    let mut new = vec![0u64; cands.len()];
+                    // A candidate whose children did not change stays one while unresolved.
+                    let keep = open.word(w);
+                    let rescan = if full { u64::MAX } else { dirty.word(w) } & keep & !drawn.word(w);
+                    let mut new: Vec<u64> = cands.iter().map(|(_, b)| b.word(w) & keep & !rescan).collect();
                     let mut bits = rescan;
                     while bits != 0 {
                         let k = bits.trailing_zeros();
@@ -170,7 +169,7 @@ impl RuleState {
                         let Some(pos) = pos_cache.decode(index, defender) else {
                             continue;
                         };
-                        let hits = self.hits(graph, attacker_open, &pos, all);
+                        let hits = self.hits(graph, attacker_open, &pos, index, all);
                         for (slot, (bit, _)) in cands.iter().enumerate() {
                             new[slot] |= ((hits >> bit & 1) as u64) << k;
                         }
@@ -189,7 +188,14 @@ impl RuleState {
 
     /// The targets (a mask) that every move of `pos` into an unresolved entry hits, among
     /// `mask`; 0 if there is no such move.
-    fn hits(&self, graph: &Graph, open: &Bitmap, pos: &crate::position::Position, mask: u32) -> u32 {
+    fn hits(
+        &self,
+        graph: &Graph,
+        open: &Bitmap,
+        pos: &crate::position::Position,
+        index_of_pos: u64,
+        mask: u32,
+    ) -> u32 {
         let mut mask = mask;
         let mut inside = false;
         for mv in pos.legal_moves() {
@@ -198,10 +204,7 @@ impl RuleState {
             }
             let mut child = pos.clone();
             child.play(mv);
-            let (index, _) = graph
-                .indexer()
-                .encode_mirrored(&child)
-                .expect("a quiet move keeps the material");
+            let index = graph.child(pos, index_of_pos, mv, &child).0;
             if !open.get(index) {
                 continue;
             }
@@ -335,8 +338,11 @@ pub fn solve_orders(
     let mut reports = Vec::new();
     loop {
         state.refresh(work, graph, progress);
-        progress.note(&format!("{}: rule patterns after order {order}", work.material));
-        let Some((kind, seeds)) = state.next_seeds(work, graph) else {
+        progress.start(&format!("{} patterns after order {order}", work.material), 1);
+        let next = state.next_seeds(work, graph);
+        progress.advance(1);
+        progress.finish();
+        let Some((kind, seeds)) = next else {
             return Ok(reports);
         };
         order = order
