@@ -79,6 +79,23 @@ impl Marks {
     }
 
     /// The slot bitmaps of one side.
+    /// Removes every member of one side.
+    pub fn clear(&self, side: Color) {
+        for b in &self.bits[side] {
+            let n: u64 = (0..b.words())
+                .into_par_iter()
+                .map(|w| {
+                    let n = b.word(w).count_ones() as u64;
+                    if n > 0 {
+                        b.store_word(w, 0);
+                    }
+                    n
+                })
+                .sum();
+            self.len.fetch_sub(n as i64, Relaxed);
+        }
+    }
+
     pub fn side(&self, side: Color) -> &[Bitmap] {
         &self.bits[side]
     }
@@ -172,32 +189,37 @@ impl Space<'_> {
         self.graph.position(Node { side, index })
     }
 
-    /// The legal quiet moves of `pos` (entry `at`'s position), with their children and slot
-    /// flips.
-    fn steps(&self, pos: &Position, at: u64) -> Vec<Step> {
-        let mut out = Vec::new();
+    /// Calls `f` with the legal quiet moves of `pos` (entry `at`'s position), their children
+    /// and slot flips, until it returns true; true if it did.
+    fn any_step(&self, pos: &Position, at: u64, mut f: impl FnMut(Step) -> bool) -> bool {
+        let mut child = pos.clone();
         for mv in pos.legal_moves() {
             if pos.is_capture(mv) {
                 continue;
             }
-            let mut child = pos.clone();
-            child.play(mv);
+            let undo = child.play(mv);
             let (index, mirrored) = self.graph.child(pos, at, mv, &child);
             let mut flips = 0;
             if !self.tracked.is_empty() {
-                let entry = if mirrored { child.mirror() } else { child };
-                let swaps = self.numbering.swaps(pos, mv, &entry, mirrored);
+                let swaps = if mirrored {
+                    self.numbering.swaps(pos, mv, &child.mirror(), true)
+                } else {
+                    self.numbering.swaps(pos, mv, &child, false)
+                };
                 for (i, &p) in self.tracked.iter().enumerate() {
                     flips |= (swaps.contains(p) as u8) << i;
                 }
             }
-            out.push(Step {
+            child.undo(mv, undo);
+            if f(Step {
                 mv,
                 child: index,
                 flips,
-            });
+            }) {
+                return true;
+            }
         }
-        out
+        false
     }
 
     /// Does a move with `labels` from slot `slot` hit `target`?
@@ -252,16 +274,17 @@ impl Space<'_> {
             let Some(pos) = self.position(side, w) else {
                 continue;
             };
-            for s in self.steps(&pos, w).into_iter().filter(|s| s.child == v.index) {
+            self.any_step(&pos, w, |s| {
                 let u = Vx {
                     side,
                     index: w,
                     slot: v.slot ^ s.flips,
                 };
-                if self.inside(region, u) && !out.contains(&u) {
+                if s.child == v.index && self.inside(region, u) && !out.contains(&u) {
                     out.push(u);
                 }
-            }
+                false
+            });
         }
         out
     }
@@ -273,21 +296,19 @@ impl Space<'_> {
             return false;
         };
         let mut inside = 0;
-        for s in self.steps(&pos, u.index) {
+        let escapes = self.any_step(&pos, u.index, |s| {
             let v = Vx {
                 side: !u.side,
                 index: s.child,
                 slot: u.slot ^ s.flips,
             };
             if !self.inside(region, v) {
-                continue;
-            }
-            if !self.hits(&self.numbering.labels(&pos, s.mv), target, u.slot) {
                 return false;
             }
             inside += 1;
-        }
-        inside > 0
+            !self.hits(&self.numbering.labels(&pos, s.mv), target, u.slot)
+        });
+        !escapes && inside > 0
     }
 
     /// Does `u` have a move to a vertex of `set` on the other side (or, with `outside`, to a
@@ -296,7 +317,7 @@ impl Space<'_> {
         let Some(pos) = self.position(u.side, u.index) else {
             return false;
         };
-        self.steps(&pos, u.index).into_iter().any(|s| {
+        self.any_step(&pos, u.index, |s| {
             let v = Vx {
                 side: !u.side,
                 index: s.child,
@@ -347,35 +368,47 @@ impl Space<'_> {
                 });
             }
         }
-        let losses = set.members(defender);
         let debug = std::env::var_os("XQTB_DEBUG_PATTERNS").is_some();
         let t = std::time::Instant::now();
-        losses.par_iter().for_each(|&u| {
-            for w in self.predecessors(region, u) {
-                set.insert(w);
-            }
-        });
-        let losses_len = losses.len();
-        let unfit: Vec<Vx> = losses
-            .into_par_iter()
-            .filter(|&u| self.moves_to(u, &set, region, true))
-            .collect();
-        if debug {
-            eprintln!(
-                "  max_pattern {attacker:?} {target:?} sub={} L0={} L0+W={} unfit={} ({:.2} s)",
-                matches!(region, Region::Sub(..)),
-                losses_len,
-                set.len(),
-                unfit.len(),
-                t.elapsed().as_secs_f64()
-            );
-        }
         let pattern = Pattern {
             attacker,
             target,
             set,
         };
-        self.remove(&pattern, region, unfit);
+        let mut losses = pattern.set.members(defender);
+        let mut rounds = 0;
+        // Rounds while they remove much: the wins are rebuilt from the losses left (cheaper
+        // than following each removal when most candidates go at once); then the removals are
+        // followed one by one.
+        loop {
+            rounds += 1;
+            pattern.set.clear(attacker);
+            losses.par_iter().for_each(|&u| {
+                for w in self.predecessors(region, u) {
+                    pattern.set.insert(w);
+                }
+            });
+            let (unfit, fit): (Vec<Vx>, Vec<Vx>) = losses
+                .into_par_iter()
+                .partition(|&u| self.moves_to(u, &pattern.set, region, true));
+            if debug {
+                eprintln!(
+                    "  max_pattern {attacker:?} {target:?} sub={} round {rounds}: losses {} unfit {} ({:.2} s)",
+                    matches!(region, Region::Sub(..)),
+                    fit.len() + unfit.len(),
+                    unfit.len(),
+                    t.elapsed().as_secs_f64()
+                );
+            }
+            if unfit.len() * 8 <= fit.len() + unfit.len() {
+                self.remove(&pattern, region, unfit);
+                break;
+            }
+            for &u in &unfit {
+                pattern.set.remove(u);
+            }
+            losses = fit;
+        }
         if debug {
             eprintln!(
                 "    pruned to {} ({:.2} s)",

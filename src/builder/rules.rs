@@ -198,13 +198,14 @@ impl RuleState {
     ) -> u32 {
         let mut mask = mask;
         let mut inside = false;
+        let mut child = pos.clone();
         for mv in pos.legal_moves() {
             if pos.is_capture(mv) {
                 continue;
             }
-            let mut child = pos.clone();
-            child.play(mv);
+            let undo = child.play(mv);
             let index = graph.child(pos, index_of_pos, mv, &child).0;
+            child.undo(mv, undo);
             if !open.get(index) {
                 continue;
             }
