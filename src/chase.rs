@@ -32,9 +32,15 @@ pub fn gives_check(u: &Position, mv: Move) -> Result<bool, IllegalMove> {
 /// those of `v` (the chased pieces stand where they stood in `u`). By increasing point.
 pub fn chases(u: &Position, mv: Move) -> Result<Vec<Square>, IllegalMove> {
     let v = after(u, mv)?;
+    Ok(chased_after(u, mv, &v))
+}
+
+/// [`chases`] for a move known to be legal, `v` being the position after it (the rule passes
+/// have both in hand; the legality test would cost more than the answer).
+pub fn chased_after(u: &Position, mv: Move, v: &Position) -> Vec<Square> {
     if v.is_check() {
         // A check is judged as a check, never also as a chase (formats/rules.md, "Checks").
-        return Ok(Vec::new());
+        return Vec::new();
     }
     let mover = u.turn();
     // Where each of the mover's pieces stood in `u`: only the moved one changed point.
@@ -49,13 +55,13 @@ pub fn chases(u: &Position, mv: Move) -> Result<Vec<Square>, IllegalMove> {
     let mut chased: Vec<Square> = threats
         .iter()
         .filter(|m| {
-            forbidden_attack(&v, m.from, m.to) && !forbidden_attack(u, before(m.from), m.to)
+            forbidden_attack(v, m.from, m.to) && !forbidden_attack(u, before(m.from), m.to)
         })
         .map(|m| m.to)
         .collect();
     chased.sort_unstable();
     chased.dedup();
-    Ok(chased)
+    chased
 }
 
 /// `Forb(a, p, w)`: the piece on `a` may capture the enemy piece on `p` in `w` (whoever is to

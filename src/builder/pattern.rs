@@ -192,8 +192,12 @@ impl Space<'_> {
     /// Calls `f` with the legal quiet moves of `pos` (entry `at`'s position), their children
     /// and slot flips, until it returns true; true if it did.
     fn any_step(&self, pos: &Position, at: u64, mut f: impl FnMut(Step) -> bool) -> bool {
+        // Pseudo-legal moves do: an illegal move reaches an illegal entry, never a member of
+        // a region or a set.
+        let mut moves = crate::position::MoveList::new();
+        pos.pseudo_legal_moves(&mut moves);
         let mut child = pos.clone();
-        for mv in pos.legal_moves() {
+        for &mv in &moves {
             if pos.is_capture(mv) {
                 continue;
             }

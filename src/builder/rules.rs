@@ -27,7 +27,6 @@ use super::pattern::{Region, Space, KING_BIT};
 use super::progress::Progress;
 use super::work::{Entries, Work, WINDOW};
 use super::BuildError;
-use crate::chase::gives_check;
 use crate::fang::graph::Target;
 use crate::fang::numbering::Numbering;
 use crate::fang::{LevelKind, Rules};
@@ -198,25 +197,29 @@ impl RuleState {
     ) -> u32 {
         let mut mask = mask;
         let mut inside = false;
+        // Pseudo-legal moves do: an illegal move reaches an illegal entry, never unresolved.
+        let mut moves = crate::position::MoveList::new();
+        pos.pseudo_legal_moves(&mut moves);
         let mut child = pos.clone();
-        for mv in pos.legal_moves() {
+        for &mv in &moves {
             if pos.is_capture(mv) {
                 continue;
             }
             let undo = child.play(mv);
             let index = graph.child(pos, index_of_pos, mv, &child).0;
-            child.undo(mv, undo);
             if !open.get(index) {
+                child.undo(mv, undo);
                 continue;
             }
             inside = true;
-            mask &= if gives_check(pos, mv).expect("a legal move") {
+            mask &= if child.is_check() {
                 1 << KING_BIT
             } else if mask & !(1 << KING_BIT) != 0 {
-                self.numbering.chased(pos, mv).0
+                self.numbering.chased_after(pos, mv, &child).0
             } else {
                 0
             };
+            child.undo(mv, undo);
             if mask == 0 {
                 return 0;
             }

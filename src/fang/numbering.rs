@@ -7,7 +7,7 @@
 //! pairs it trades ([`super::graph::Edge::swaps`]).
 
 use super::graph::{PieceId, PieceSet};
-use crate::chase::{chases, gives_check};
+use crate::chase::{chased_after, chases, gives_check};
 use crate::material::Material;
 use crate::piece::{Color, Role};
 use crate::position::{Move, Position};
@@ -120,10 +120,30 @@ impl Numbering {
 
     /// The pieces the legal quiet move `mv` of `pos` chases (none if it checks).
     pub fn chased(&self, pos: &Position, mv: Move) -> PieceSet {
-        chases(pos, mv)
-            .expect("a legal move")
+        self.numbered(pos, chases(pos, mv).expect("a legal move"))
+    }
+
+    /// [`Numbering::chased`] for a move known to be legal, `child` the position after it.
+    pub fn chased_after(&self, pos: &Position, mv: Move, child: &Position) -> PieceSet {
+        self.numbered(pos, chased_after(pos, mv, child))
+    }
+
+    /// The numbers of the pieces on `points` of `pos`.
+    fn numbered(&self, pos: &Position, points: Vec<Square>) -> PieceSet {
+        points
             .into_iter()
             .fold(PieceSet::EMPTY, |set, sq| set.with(self.number(pos, sq)))
+    }
+
+    /// The labels of a move known to be legal, `child` the position after it.
+    pub fn labels_after(&self, pos: &Position, mv: Move, child: &Position) -> Labels {
+        let check = child.is_check();
+        let chases = if check {
+            PieceSet::EMPTY
+        } else {
+            self.chased_after(pos, mv, child)
+        };
+        Labels { check, chases }
     }
 
     /// The twin pairs whose numbers the move `mv` of `pos` trades: the pair's order by point in
