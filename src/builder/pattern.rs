@@ -250,47 +250,52 @@ impl Space<'_> {
         }
     }
 
-    /// The vertices `(w, σ)` with a move into `v`, `w` inside `region` (one per vertex).
-    fn predecessors(&self, region: Region, v: Vx) -> Vec<Vx> {
+    /// Calls `f` with the vertices `(w, σ)` inside `region` that have a move into `v` (a
+    /// vertex may come more than once: callers' set operations make repeats harmless).
+    fn each_predecessor(&self, region: Region, v: Vx, mut f: impl FnMut(Vx)) {
         let side = !v.side;
         let Some(child) = self.position(v.side, v.index) else {
-            return Vec::new();
+            return;
         };
+        if self.tracked.is_empty() {
+            let emitted = self.graph.predecessors(&child, v.index, |n| {
+                let u = Vx {
+                    side,
+                    index: n.index,
+                    slot: 0,
+                };
+                if self.inside(region, u) {
+                    f(u);
+                }
+            });
+            emitted.expect("a retro move keeps the material");
+            return;
+        }
+        // Tracked: a parent's slot is found from its moves into `v` (their swaps).
         let mut parents = Vec::new();
         self.graph
             .predecessors(&child, v.index, |n| parents.push(n.index))
             .expect("a retro move keeps the material");
         parents.sort_unstable();
         parents.dedup();
-        let mut out = Vec::new();
         for w in parents {
-            if self.tracked.is_empty() {
-                let u = Vx {
-                    side,
-                    index: w,
-                    slot: 0,
-                };
-                if self.inside(region, u) {
-                    out.push(u);
-                }
-                continue;
-            }
             let Some(pos) = self.position(side, w) else {
                 continue;
             };
+            let mut seen = 0u8;
             self.any_step(&pos, w, |s| {
                 let u = Vx {
                     side,
                     index: w,
                     slot: v.slot ^ s.flips,
                 };
-                if s.child == v.index && self.inside(region, u) && !out.contains(&u) {
-                    out.push(u);
+                if s.child == v.index && seen & 1 << u.slot == 0 && self.inside(region, u) {
+                    seen |= 1 << u.slot;
+                    f(u);
                 }
                 false
             });
         }
-        out
     }
 
     /// Is the defender's vertex `u` a loss candidate of a pattern inside a sub-region: every
@@ -388,9 +393,9 @@ impl Space<'_> {
             rounds += 1;
             pattern.set.clear(attacker);
             losses.par_iter().for_each(|&u| {
-                for w in self.predecessors(region, u) {
+                self.each_predecessor(region, u, |w| {
                     pattern.set.insert(w);
-                }
+                })
             });
             let (unfit, fit): (Vec<Vx>, Vec<Vx>) = losses
                 .into_par_iter()
@@ -448,15 +453,20 @@ impl Space<'_> {
                 .par_iter()
                 .flat_map_iter(|&x| {
                     let was_loss = x.side != p.attacker;
-                    self.predecessors(region, x).into_iter().filter(move |&w| {
-                        if was_loss {
+                    let mut left = Vec::new();
+                    self.each_predecessor(region, x, |w| {
+                        let gone = if was_loss {
                             p.set.contains(w)
                                 && !self.moves_to(w, &p.set, region, false)
                                 && p.set.remove(w)
                         } else {
                             p.set.remove(w)
+                        };
+                        if gone {
+                            left.push(w);
                         }
-                    })
+                    });
+                    left
                 })
                 .collect();
         }
