@@ -185,13 +185,14 @@ impl Space<'_> {
         self.graph.indexer().size()
     }
 
+    /// The position of a member of a set or region (a legal entry: no legality test).
     fn position(&self, side: Color, index: u64) -> Option<Position> {
-        self.graph.position(Node { side, index })
+        self.graph.indexer().decode(index, side)
     }
 
     /// Calls `f` with the legal quiet moves of `pos` (entry `at`'s position), their children
     /// and slot flips, until it returns true; true if it did.
-    fn any_step(&self, pos: &Position, at: u64, mut f: impl FnMut(Step) -> bool) -> bool {
+    fn any_step(&self, pos: &Position, at: u64, mut f: impl FnMut(Step, &Position) -> bool) -> bool {
         // Pseudo-legal moves do: an illegal move reaches an illegal entry, never a member of
         // a region or a set.
         let mut moves = crate::position::MoveList::new();
@@ -214,12 +215,16 @@ impl Space<'_> {
                     flips |= (swaps.contains(p) as u8) << i;
                 }
             }
+            let stop = f(
+                Step {
+                    mv,
+                    child: index,
+                    flips,
+                },
+                &child,
+            );
             child.undo(mv, undo);
-            if f(Step {
-                mv,
-                child: index,
-                flips,
-            }) {
+            if stop {
                 return true;
             }
         }
@@ -279,11 +284,11 @@ impl Space<'_> {
         parents.sort_unstable();
         parents.dedup();
         for w in parents {
-            let Some(pos) = self.position(side, w) else {
+            let Some(pos) = self.graph.position(Node { side, index: w }) else {
                 continue;
             };
             let mut seen = 0u8;
-            self.any_step(&pos, w, |s| {
+            self.any_step(&pos, w, |s, _| {
                 let u = Vx {
                     side,
                     index: w,
@@ -305,7 +310,7 @@ impl Space<'_> {
             return false;
         };
         let mut inside = 0;
-        let escapes = self.any_step(&pos, u.index, |s| {
+        let escapes = self.any_step(&pos, u.index, |s, child| {
             let v = Vx {
                 side: !u.side,
                 index: s.child,
@@ -315,7 +320,8 @@ impl Space<'_> {
                 return false;
             }
             inside += 1;
-            !self.hits(&self.numbering.labels(&pos, s.mv), target, u.slot)
+            let labels = self.numbering.labels_after(&pos, s.mv, child);
+            !self.hits(&labels, target, u.slot)
         });
         !escapes && inside > 0
     }
@@ -326,7 +332,7 @@ impl Space<'_> {
         let Some(pos) = self.position(u.side, u.index) else {
             return false;
         };
-        self.any_step(&pos, u.index, |s| {
+        self.any_step(&pos, u.index, |s, _| {
             let v = Vx {
                 side: !u.side,
                 index: s.child,
