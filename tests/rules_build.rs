@@ -142,3 +142,46 @@ fn a_table_of_other_rules_is_rebuilt() {
         assert_eq!(open(dir.path(), m).header().rule_set, RuleSet::DtcAsian, "{m}");
     }
 }
+
+/// `xqtb build <m> --dir <dir> <extra>` with the build of `m` dying after the checkpoint at
+/// `abort` (order, ply), if given; returns whether it died.
+fn run_build(m: &str, dir: &Path, extra: &[&str], abort: Option<(u16, u32)>) -> bool {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_xqtb"));
+    c.args(["build", m, "--quiet", "--checkpoint-secs", "0", "--dir"])
+        .arg(dir)
+        .args(extra);
+    if let Some((order, ply)) = abort {
+        c.env("XQTB_TEST_ABORT_AT", format!("{m}:{order}:{ply}"));
+    }
+    let out = c.output().unwrap();
+    if abort.is_none() {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    !out.status.success()
+}
+
+#[test]
+fn killed_in_any_order_resumes_to_identical_bytes() {
+    let reference = tempfile::tempdir().unwrap();
+    run_build("KRKN", reference.path(), &[], None);
+    let want = std::fs::read(table_path(reference.path(), "KRKN".parse().unwrap())).unwrap();
+    for extra in [&[][..], &["--stream", "--chunk-len", "16384"][..]] {
+        let dir = tempfile::tempdir().unwrap();
+        // Order 0's plies, the seeding of order 1, and order 1's plies; each run resumes the
+        // last one's checkpoint.
+        for at in [(0, 3), (0, 20), (1, 0), (1, 1), (1, 2)] {
+            assert!(run_build("KRKN", dir.path(), extra, Some(at)), "{at:?} {extra:?}");
+            let work = dir.path().join(".work").join("KRKN").join("manifest.json");
+            let manifest: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(work).unwrap()).unwrap();
+            assert_eq!(
+                (manifest["order"].as_u64(), manifest["ply"].as_u64()),
+                (Some(at.0 as u64), Some(at.1 as u64))
+            );
+        }
+        run_build("KRKN", dir.path(), extra, None);
+        let got = std::fs::read(table_path(dir.path(), "KRKN".parse().unwrap())).unwrap();
+        assert!(got == want, "{extra:?}: resumed table differs");
+        assert!(!dir.path().join(".work").exists());
+    }
+}

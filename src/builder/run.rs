@@ -156,11 +156,16 @@ pub fn build_table(
     };
     drop(subs);
     let mut last_checkpoint = Instant::now();
+    let abort_at = test_abort_point(material);
     let mut after_ply = |work: &mut Work, order: u16, ply: u32| -> Result<(), BuildError> {
         if last_checkpoint.elapsed() >= opts.checkpoint_interval {
             let m = work.manifest(order, ply);
             work.checkpoint(m)?;
             last_checkpoint = Instant::now();
+        }
+        if abort_at == Some((order, ply)) {
+            // A crash at a pass boundary, for the resume tests: no clean-up runs.
+            std::process::abort();
         }
         Ok(())
     };
@@ -217,4 +222,15 @@ pub fn build_table(
         plies,
         max_order,
     })
+}
+
+/// `XQTB_TEST_ABORT_AT=<material>:<order>:<ply>`: the build of that table dies (abort, as a
+/// kill would leave it) after that pass boundary's checkpoint. For tests only.
+fn test_abort_point(material: Material) -> Option<(u16, u32)> {
+    let v = std::env::var("XQTB_TEST_ABORT_AT").ok()?;
+    let mut parts = v.split(':');
+    let m: Material = parts.next()?.parse().ok()?;
+    let order = parts.next()?.parse().ok()?;
+    let ply = parts.next()?.parse().ok()?;
+    (m == material).then_some((order, ply))
 }
