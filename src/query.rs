@@ -56,8 +56,12 @@ pub struct MoveEntry {
     pub zh: String,
     /// The position after the move.
     pub fen: String,
-    /// The move gives check.
+    /// The move gives check (facing kings included).
     pub check: bool,
+    /// The points of the pieces this quiet move chases under the Asian rules
+    /// (`formats/rules.md`: a new forbidden attack, not a check), e.g. `["d7"]`; empty for a
+    /// capture (it converts) and for a check.
+    pub chases: Vec<String>,
 }
 
 /// A position's value and every legal move, best first.
@@ -97,6 +101,14 @@ fn move_entry(pos: &Position, m: &MoveValue, best: bool) -> MoveEntry {
         zh: notation::chinese(pos, m.mv).unwrap_or_default(),
         fen: to_fen(&child),
         check: child.is_check(),
+        chases: if m.capture {
+            Vec::new()
+        } else {
+            crate::chase::chased_after(pos, m.mv, &child)
+                .iter()
+                .map(|sq| sq.to_string())
+                .collect()
+        },
     }
 }
 

@@ -115,14 +115,21 @@ fn probe_text(tb: &Tablebase, pos: &Position, out: super::Out) -> super::Result<
         value_text(r.result, r.order, r.distance)
     )?;
     for m in &r.moves {
+        // `c` capture, `+` check, `*` best; then the pieces a quiet move chases.
+        let chases = if m.chases.is_empty() {
+            String::new()
+        } else {
+            format!("  chases {}", m.chases.join(" "))
+        };
         writeln!(
             out,
-            "  {}  {:<6} {:<22} {}{}",
+            "  {}  {:<6} {:<22} {}{}{}{chases}",
             m.ucci,
             m.wxf,
             value_text(m.result, m.order, m.distance),
             if m.capture { "c" } else { " " },
-            if m.best { "*" } else { "" }
+            if m.check { "+" } else { " " },
+            if m.best { "*" } else { " " }
         )?;
     }
     Ok(())
