@@ -269,6 +269,18 @@ pub struct TableStats {
     pub rule_set: &'static str,
     pub max_order: u16,
     pub sides: Sides,
+    /// Per order, both sides to move together: positions won and lost at it, and its longest
+    /// win (Fang's levels; the seed's statistics page).
+    pub orders: Vec<OrderStats>,
+}
+
+/// One order's positions, both sides to move.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct OrderStats {
+    pub order: u16,
+    pub win: u64,
+    pub loss: u64,
+    pub longest_win: Option<LongestWin>,
 }
 
 /// Per side to move.
@@ -450,14 +462,43 @@ pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, Pro
     }
     let b = sides.pop().expect("two sides");
     let w = sides.pop().expect("two sides");
-    Ok(TableStats {
+    let mut stats = TableStats {
         material: h.material.to_string(),
         file: file_name(h.material),
         file_bytes: h.file_len,
         rule_set: h.rule_set.name(),
         max_order: h.max_order,
         sides: Sides { w, b },
-    })
+        orders: Vec::new(),
+    };
+    stats.orders = order_stats(&stats);
+    Ok(stats)
+}
+
+/// Every order with decided positions, from the histograms and longest wins of both sides.
+fn order_stats(stats: &TableStats) -> Vec<OrderStats> {
+    let mut orders: BTreeMap<u16, OrderStats> = BTreeMap::new();
+    for (_, s) in stats.sides.iter() {
+        for e in &s.histogram {
+            let o = orders.entry(e.order).or_insert(OrderStats {
+                order: e.order,
+                win: 0,
+                loss: 0,
+                longest_win: None,
+            });
+            if e.distance % 2 == 1 {
+                o.win += e.positions;
+            } else {
+                o.loss += e.positions;
+            }
+        }
+    }
+    for lw in longest_per_order(stats) {
+        if let Some(o) = orders.get_mut(&lw.order) {
+            o.longest_win = Some(lw);
+        }
+    }
+    orders.into_values().collect()
 }
 
 /// One table in a directory, as the tables page lists it.

@@ -76,5 +76,27 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
             )?;
         }
     }
+    writeln!(
+        out,
+        "rule set {}, {} order{}:",
+        stats.rule_set,
+        stats.orders.len(),
+        if stats.orders.len() == 1 { "" } else { "s" }
+    )?;
+    for o in &stats.orders {
+        writeln!(
+            out,
+            "  order {:>3}: {} win, {} loss{}",
+            o.order,
+            o.win,
+            o.loss,
+            o.longest_win
+                .as_ref()
+                .map_or(String::new(), |l| format!(
+                    ", longest win {} plies: {}",
+                    l.distance, l.fen
+                ))
+        )?;
+    }
     Ok(())
 }
