@@ -185,3 +185,145 @@ fn killed_in_any_order_resumes_to_identical_bytes() {
         assert!(!dir.path().join(".work").exists());
     }
 }
+
+mod infallible {
+    //! Fang's Theorem 8 (infallible play) on built tables: from won positions of order > 0, the
+    //! winner always playing a best move wins against every defence — each of its positions is
+    //! a win no worse (lexicographically in (order, distance)) than the one before, and strictly
+    //! better unless the loser, lost at (r, 0), checked or chased to stay at order r; so play
+    //! ends in a conversion, a mate, or the loser perpetually checking or chasing.
+
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use xqtb::chase::{chases, gives_check};
+    use xqtb::tablebase::Tablebase;
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+    use xqtb::{Position, Value};
+
+    /// Loser moves from a seed (r > 0, 0) that stayed at order r by a check or a chase.
+    static PERPETUAL_MOVES: AtomicU64 = AtomicU64::new(0);
+
+    fn key(v: Value) -> (u16, u16) {
+        match v {
+            Value::Decided { order, distance } => (order, distance),
+            Value::Draw => panic!("a draw where a win was expected"),
+        }
+    }
+
+    /// The winner's best move from `pos` (a win), and the loser's position after it; `None`
+    /// if it converts (a capture) or mates.
+    fn winner_moves(tb: &Tablebase, pos: &Position) -> Option<Position> {
+        let v = tb.probe(pos).unwrap();
+        let (r, d) = key(v);
+        assert_eq!(d % 2, 1, "{}: not a win", xqtb::to_fen(pos));
+        let best = tb.best_moves(pos).unwrap();
+        let m = best.iter().min_by_key(|m| m.mv).expect("a win has a move");
+        if m.capture {
+            return None;
+        }
+        // Theorem 8: the best move reaches a loss of the same order one ply nearer.
+        assert_eq!(key(m.value), (r, d - 1), "{}", xqtb::to_fen(pos));
+        let mut child = pos.clone();
+        child.play(m.mv);
+        (!child.legal_moves().is_empty()).then_some(child)
+    }
+
+    /// Checks every move of the loser in `pos` (lost at (r, e)) and returns the winner's
+    /// positions after the quiet ones.
+    fn loser_moves(tb: &Tablebase, pos: &Position) -> Vec<Position> {
+        let (r, e) = key(tb.probe(pos).unwrap());
+        assert_eq!(e % 2, 0);
+        let mut out = Vec::new();
+        for mv in pos.legal_moves() {
+            let mut child = pos.clone();
+            child.play(mv);
+            if pos.is_capture(mv) {
+                continue; // A conversion: play goes on in a smaller table.
+            }
+            let (r2, d2) = key(tb.probe(&child).unwrap());
+            let fen = xqtb::to_fen(pos);
+            assert_eq!(d2 % 2, 1, "{fen} {mv}: the loser escaped");
+            if (r2, d2) == (r, e + 1) && e == 0 && r > 0 {
+                // Staying at order r from a seed: only by checking or chasing.
+                let hits = gives_check(pos, mv).unwrap() || !chases(pos, mv).unwrap().is_empty();
+                assert!(hits, "{fen} {mv}: stays at order {r} without check or chase");
+                PERPETUAL_MOVES.fetch_add(1, Relaxed);
+            } else {
+                assert!(
+                    (r2, d2) <= (r, e + 1),
+                    "{fen} {mv}: ({r2}, {d2}) after a loss at ({r}, {e})"
+                );
+            }
+            out.push(child);
+        }
+        out
+    }
+
+    /// Exhaustive over the loser's moves for `depth` of its turns.
+    fn exhaust(tb: &Tablebase, winner: &Position, depth: u32) {
+        let Some(loser) = winner_moves(tb, winner) else {
+            return;
+        };
+        let next = loser_moves(tb, &loser);
+        if depth > 0 {
+            for w in next {
+                exhaust(tb, &w, depth - 1);
+            }
+        }
+    }
+
+    /// Won positions of order > 0 with the winner to move, every `step`-th.
+    fn samples(dir: &Path, m: &str, step: usize) -> Vec<Position> {
+        let file = open(dir, m);
+        let ix = xqtb::index::Indexer::new(m.parse().unwrap()).unwrap();
+        let mut out = Vec::new();
+        for side in Color::ALL {
+            for index in 0..ix.size() {
+                if let Some(Value::Decided { order, distance }) =
+                    file.value(side.index(), index).unwrap()
+                {
+                    if order > 0 && distance % 2 == 1 {
+                        out.push(ix.decode(index, side).unwrap());
+                    }
+                }
+            }
+        }
+        out.into_iter().step_by(step).collect()
+    }
+
+    #[test]
+    fn winners_of_order_above_0_win_against_every_defence() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
+        for (m, step) in [("KRKN", 7), ("KRKPP", 97)] {
+            build_in(dir.path(), m, &options(dir.path(), Rules::Asian), 2);
+            let tb = Tablebase::open(dir.path()).unwrap();
+            let positions = samples(dir.path(), m, step);
+            assert!(positions.len() > 20, "{m}: {} samples", positions.len());
+            for pos in &positions {
+                exhaust(&tb, pos, 2);
+                // Random defences to the end: a conversion, a mate, or a repetition (the
+                // loser's perpetual checks or chases, asserted move by move).
+                let mut seen = std::collections::HashSet::new();
+                let mut winner = pos.clone();
+                for _ in 0..400 {
+                    let Some(loser) = winner_moves(&tb, &winner) else {
+                        break;
+                    };
+                    if !seen.insert(xqtb::to_fen(&loser)) {
+                        break;
+                    }
+                    let next = loser_moves(&tb, &loser);
+                    if next.is_empty() {
+                        break;
+                    }
+                    winner = next[rng.gen_range(0..next.len())].clone();
+                }
+            }
+        }
+        // The checks above met the loser's perpetual checks and chases, not only plain wins.
+        let n = PERPETUAL_MOVES.load(Relaxed);
+        eprintln!("{n} loser moves from seeds of order > 0 checked");
+        assert!(n > 100, "only {n}");
+    }
+}
