@@ -54,9 +54,7 @@ pub fn chased_after(u: &Position, mv: Move, v: &Position) -> Vec<Square> {
     threats.retain(|m| as_mover.is_capture(*m));
     let mut chased: Vec<Square> = threats
         .iter()
-        .filter(|m| {
-            forbidden_attack(v, m.from, m.to) && !forbidden_attack(u, before(m.from), m.to)
-        })
+        .filter(|m| forbidden_attack(v, m.from, m.to) && !forbidden_attack(u, before(m.from), m.to))
         .map(|m| m.to)
         .collect();
     chased.sort_unstable();

@@ -6,9 +6,11 @@
 //! positions and conversions, read from the supporting tables), every propagated win and loss
 //! (its distance is one more than the best child's: Theorem 8) and every draw (no winning move
 //! and some drawing one). Under the Asian rules (orders above 0) the same holds at every order,
-//! and a seed of order `r > 0` (a loss at `(r, 0)`) must have its best move reach `(r, 1)`; that
-//! the seeds are exactly the losses of the maximum patterns is checked by the builder's tests
-//! against the in-memory solver, not re-derived here. Entries that are not legal positions are skipped (the file stores
+//! and a seed of order `r > 0` (a loss at `(r, 0)`) must have its best move reach `(r, 1)`; then
+//! the seeds of every order are re-derived: with the positions of lower orders known and the rest
+//! unknown, the losses of the maximum patterns (the builder's rule passes, `formats/rules.md` §7)
+//! must be exactly the table's `(r, 0)` entries, and above the highest order no pattern may be
+//! left (the draws). Bits per entry in RAM, as the builder's. Entries that are not legal positions are skipped (the file stores
 //! nothing for them), and the header's counts must match the entries. Streaming: blocks in parallel, children read through
 //! bounded block caches.
 
@@ -132,6 +134,7 @@ pub fn verify_table(
             );
         }
     }
+    verify_orders(tb, material, &fail)?;
     let mut failures = failures.into_inner().unwrap();
     failures.sort_by(|a, b| a.fen.cmp(&b.fen));
     Ok(Report {
@@ -139,4 +142,152 @@ pub fn verify_table(
         failure_count: failure_count.into_inner(),
         failures,
     })
+}
+
+/// The rules a table was built under, if they can make orders.
+fn rules_of(h: &crate::table::Header) -> Option<crate::fang::Rules> {
+    use crate::table::RuleSet;
+    match h.rule_set {
+        RuleSet::DtcOrder0 => None,
+        RuleSet::DtcCheck => Some(crate::fang::Rules::Check),
+        RuleSet::DtcAsian => Some(crate::fang::Rules::Asian),
+    }
+}
+
+/// Fang 5.4 for the orders: every order's seeds re-derived from the orders below it.
+fn verify_orders(
+    tb: &Tablebase,
+    material: Material,
+    fail: &(dyn Fn(String, String) + Sync),
+) -> Result<(), ProbeError> {
+    use crate::builder::entry::Bitmap;
+    use crate::builder::graph::Graph;
+    use crate::builder::rules::{affected, RuleState};
+    use crate::piece::ByColor;
+    let t = tb.table(material)?;
+    let h = t.file.header().clone();
+    let Some(rules) = rules_of(&h).filter(|_| affected(material)) else {
+        return Ok(());
+    };
+    let n = h.entries;
+    let be = h.block_entries as u64;
+    // Entries unknown before order `r` (a draw, or of order r or more), and the table's seeds of
+    // order `r`, read block by block.
+    let sets = |r: u16| -> Result<(ByColor<Bitmap>, ByColor<Bitmap>), ProbeError> {
+        let open = ByColor::new(|_| Bitmap::new(n));
+        let seeds = ByColor::new(|_| Bitmap::new(n));
+        for side in Color::ALL {
+            (0..h.blocks_per_side()).into_par_iter().try_for_each(
+                |block| -> Result<(), ProbeError> {
+                    let codes = t.file.read_block(side.index(), block)?;
+                    for (k, &code) in codes.iter().enumerate() {
+                        let index = block * be + k as u64;
+                        match Value::from_code(code) {
+                            Some(Value::Draw) => open[side].set(index),
+                            Some(Value::Decided { order, distance }) if order >= r => {
+                                open[side].set(index);
+                                if order == r && distance == 0 {
+                                    seeds[side].set(index);
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    Ok(())
+                },
+            )?;
+        }
+        Ok((open, seeds))
+    };
+    let graph = Graph::new(crate::index::Indexer::new(material)?);
+    let (open, _) = sets(1)?;
+    let drawn = drawn_captures(tb, &t.indexer, &open)?;
+    let mut state = match RuleState::with_drawn(material, rules, drawn) {
+        Ok(s) => s,
+        Err(e) => {
+            fail(
+                format!("header of {}", t.file.path().display()),
+                format!(
+                    "rule set {}, which this material cannot have: {e}",
+                    h.rule_set.name()
+                ),
+            );
+            return Ok(());
+        }
+    };
+    for r in 1..=h.max_order + 1 {
+        let (open, want) = sets(r)?;
+        let refs = ByColor::new(|side| &open[side]);
+        state.rescan_all();
+        state.refresh(&refs, &graph, &crate::builder::Silent);
+        let got = ByColor::new(|_| Bitmap::new(n));
+        state.next_seeds(&refs, &graph, &got);
+        for side in Color::ALL {
+            for w in 0..got[side].words() {
+                let diff = got[side].word(w) ^ want[side].word(w);
+                let mut bits = diff;
+                while bits != 0 {
+                    let index = w as u64 * 64 + bits.trailing_zeros() as u64;
+                    bits &= bits - 1;
+                    let fen = t
+                        .indexer
+                        .decode(index, side)
+                        .map(|p| to_fen(&p))
+                        .unwrap_or_default();
+                    let what = if want[side].get(index) {
+                        format!(
+                            "holds loss 0 (order {r}) but is in no maximum pattern of order {r}"
+                        )
+                    } else if r > h.max_order {
+                        format!(
+                            "is a loss of a maximum pattern left after the last order ({})",
+                            h.max_order
+                        )
+                    } else {
+                        format!("is a loss of a maximum pattern of order {r} but does not hold loss 0 (order {r})")
+                    };
+                    fail(fen, what);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Among the `open` entries, those with a capture into a position drawn in its table.
+fn drawn_captures(
+    tb: &Tablebase,
+    indexer: &crate::index::Indexer,
+    open: &crate::piece::ByColor<crate::builder::entry::Bitmap>,
+) -> Result<crate::piece::ByColor<crate::builder::entry::Bitmap>, ProbeError> {
+    use crate::builder::entry::Bitmap;
+    let n = indexer.size();
+    let drawn = crate::piece::ByColor::new(|_| Bitmap::new(n));
+    for side in Color::ALL {
+        (0..open[side].words())
+            .into_par_iter()
+            .try_for_each(|w| -> Result<(), ProbeError> {
+                let mut bits = open[side].word(w);
+                while bits != 0 {
+                    let index = w as u64 * 64 + bits.trailing_zeros() as u64;
+                    bits &= bits - 1;
+                    let Some(pos) = indexer.decode(index, side) else {
+                        continue;
+                    };
+                    for mv in pos.legal_moves() {
+                        if !pos.is_capture(mv) {
+                            continue;
+                        }
+                        let mut child = pos.clone();
+                        child.play(mv);
+                        if tb.probe_wdl(&child)? == crate::value::Outcome::Draw {
+                            drawn[side].set(index);
+                            break;
+                        }
+                    }
+                }
+                Ok(())
+            })?;
+    }
+    Ok(drawn)
 }

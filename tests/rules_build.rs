@@ -62,7 +62,10 @@ fn assert_same_as_solver(dir: &Path, m: &str, rules: Rules) {
             }
         }
     }
-    assert_eq!(differ, 0, "{m}: entries differing from the in-memory solver");
+    assert_eq!(
+        differ, 0,
+        "{m}: entries differing from the in-memory solver"
+    );
     assert_eq!(file.header().max_order, max_order, "{m}");
 }
 
@@ -136,10 +139,17 @@ fn twins_equal_the_in_memory_solver() {
 fn a_table_of_other_rules_is_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
     build_in(dir.path(), "KRKN", &options(dir.path(), Rules::None), 2);
-    assert_eq!(open(dir.path(), "KRKN").header().rule_set, RuleSet::DtcOrder0);
+    assert_eq!(
+        open(dir.path(), "KRKN").header().rule_set,
+        RuleSet::DtcOrder0
+    );
     build_in(dir.path(), "KRKN", &options(dir.path(), Rules::Asian), 2);
     for m in ["KRKN", "KNK", "KRK", "KK"] {
-        assert_eq!(open(dir.path(), m).header().rule_set, RuleSet::DtcAsian, "{m}");
+        assert_eq!(
+            open(dir.path(), m).header().rule_set,
+            RuleSet::DtcAsian,
+            "{m}"
+        );
     }
 }
 
@@ -155,7 +165,11 @@ fn run_build(m: &str, dir: &Path, extra: &[&str], abort: Option<(u16, u32)>) -> 
     }
     let out = c.output().unwrap();
     if abort.is_none() {
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     !out.status.success()
 }
@@ -170,7 +184,10 @@ fn killed_in_any_order_resumes_to_identical_bytes() {
         // Order 0's plies, the seeding of order 1, and order 1's plies; each run resumes the
         // last one's checkpoint.
         for at in [(0, 3), (0, 20), (1, 0), (1, 1), (1, 2)] {
-            assert!(run_build("KRKN", dir.path(), extra, Some(at)), "{at:?} {extra:?}");
+            assert!(
+                run_build("KRKN", dir.path(), extra, Some(at)),
+                "{at:?} {extra:?}"
+            );
             let work = dir.path().join(".work").join("KRKN").join("manifest.json");
             let manifest: serde_json::Value =
                 serde_json::from_slice(&std::fs::read(work).unwrap()).unwrap();
@@ -195,9 +212,9 @@ mod infallible {
 
     use super::*;
     use rand::{Rng, SeedableRng};
+    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     use xqtb::chase::{chases, gives_check};
     use xqtb::tablebase::Tablebase;
-    use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     use xqtb::{Position, Value};
 
     /// Loser moves from a seed (r > 0, 0) that stayed at order r by a check or a chase.
@@ -246,7 +263,10 @@ mod infallible {
             if (r2, d2) == (r, e + 1) && e == 0 && r > 0 {
                 // Staying at order r from a seed: only by checking or chasing.
                 let hits = gives_check(pos, mv).unwrap() || !chases(pos, mv).unwrap().is_empty();
-                assert!(hits, "{fen} {mv}: stays at order {r} without check or chase");
+                assert!(
+                    hits,
+                    "{fen} {mv}: stays at order {r} without check or chase"
+                );
                 PERPETUAL_MOVES.fetch_add(1, Relaxed);
             } else {
                 assert!(
@@ -326,4 +346,43 @@ mod infallible {
         eprintln!("{n} loser moves from seeds of order > 0 checked");
         assert!(n > 100, "only {n}");
     }
+}
+
+#[test]
+fn verify_rederives_every_orders_seeds() {
+    use xqtb::table::TableWriter;
+    use xqtb::tablebase::Tablebase;
+    use xqtb::verify::verify_table;
+    let dir = tempfile::tempdir().unwrap();
+    for m in ["KRKN", "KRKPP"] {
+        build_in(dir.path(), m, &options(dir.path(), Rules::Asian), 2);
+        let tb = Tablebase::open(dir.path()).unwrap();
+        let report = verify_table(&tb, m.parse().unwrap(), &|_| {}).unwrap();
+        assert_eq!(report.failure_count, 0, "{m}: {:?}", report.failures);
+    }
+    // KRKN built without the rules is locally consistent (its order-1 positions are draws), but
+    // under a header claiming the Asian rules a maximum pattern is left after its last order.
+    let none = tempfile::tempdir().unwrap();
+    build_in(none.path(), "KRKN", &options(none.path(), Rules::None), 2);
+    let plain = open(none.path(), "KRKN");
+    let h = plain.header().clone();
+    let path = table_path(dir.path(), "KRKN".parse().unwrap());
+    let mut w = TableWriter::create(&path, h.material, h.entries).unwrap();
+    for side in 0..2 {
+        for block in 0..h.blocks_per_side() {
+            w.write(side, &plain.read_block_raw(side, block).unwrap())
+                .unwrap();
+        }
+    }
+    w.finish(RuleSet::DtcAsian, h.sides, 0).unwrap();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let report = verify_table(&tb, "KRKN".parse().unwrap(), &|_| {}).unwrap();
+    assert!(report.failure_count > 0);
+    assert!(
+        report.failures[0]
+            .what
+            .contains("maximum pattern left after the last order"),
+        "{:?}",
+        report.failures[0]
+    );
 }

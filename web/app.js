@@ -26,7 +26,8 @@ const TEXT = {
     'btn.lookup': 'Look up answers', 'btn.restart': 'Restart', 'btn.load': 'Load', 'btn.analyse': 'Analyse',
     'btn.clear': 'Clear', 'btn.kings': 'Kings only', 'btn.start': 'Start position',
     'fen': 'FEN', 'qstring': 'Classic position string',
-    'legend': '(order-value) of the position after the move, for the side to move there · * best · c capture · + check',
+    'legend': '(order-value) of the position after the move, for the side to move there · * best · c capture · + check · ~ chases a piece (Asian rules)',
+    'chases': 'chases the piece on {points}',
     'line.end.conversion': 'Conversion reached.', 'line.end.mate': 'Mate.', 'line.end.stalemate': 'Stalemate: a loss in Xiangqi.',
     'line.end.draw': 'A draw: best play converts nothing.', 'line.end.limit': 'Stopped at the length limit.',
     'play.title': 'Play against the tables', 'play.you': 'You play {side}.', 'play.yourmove': 'Your move.',
@@ -75,7 +76,8 @@ const TEXT = {
     'btn.lookup': '查閱解答', 'btn.restart': '重來', 'btn.load': '載入', 'btn.analyse': '查詢',
     'btn.clear': '清空', 'btn.kings': '只留將帥', 'btn.start': '初始局面',
     'fen': 'FEN', 'qstring': '經典局面字串',
-    'legend': '（階-值）為走後局面對該走子方的值 · * 最佳 · c 吃子 · + 將軍',
+    'legend': '（階-值）為走後局面對該走子方的值 · * 最佳 · c 吃子 · + 將軍 · ~ 捉子（亞洲規則）',
+    'chases': '捉 {points} 之子',
     'line.end.conversion': '已到轉換。', 'line.end.mate': '將死。', 'line.end.stalemate': '困斃：象棋中為負。',
     'line.end.draw': '和局：最佳著法不轉換。', 'line.end.limit': '已到長度上限。',
     'play.title': '與殘局庫對弈', 'play.you': '你執{side}。', 'play.yourmove': '請走棋。',
@@ -587,8 +589,10 @@ function positionPage(text) {
       moves.append(el('h3', { class: g }, t('g.' + g) + ' (' + ms.length + ')'));
       const ol = el('ol', {});
       for (const m of ms) {
-        const flags = (m.best ? '*' : '') + (m.capture ? 'c' : '') + (m.check ? '+' : '');
-        const title = `${m.move} · ${m.wxf} · ${m.zh} → ${t('side.' + other(r.side))}: ${m.result}${m.distance === null ? '' : ' ' + m.distance}`;
+        const chases = m.chases || [];
+        const flags = (m.best ? '*' : '') + (m.capture ? 'c' : '') + (m.check ? '+' : '') + (chases.length ? '~' : '');
+        const title = `${m.move} · ${m.wxf} · ${m.zh} → ${t('side.' + other(r.side))}: ${m.result}${m.distance === null ? '' : ' ' + m.distance}` +
+          (chases.length ? ' · ' + t('chases', { points: chases.join(' ') }) : '');
         const b = el('button', { type: 'button', title, onclick: () => play(m),
           onmouseenter: () => board.arrow(m.move), onmouseleave: () => board.arrow(null),
           onfocus: () => board.arrow(m.move), onblur: () => board.arrow(null) },

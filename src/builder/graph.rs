@@ -53,7 +53,13 @@ impl Graph {
     /// image. A move of a rook, horse, cannon or pawn alone of its kind keeps the defenders and
     /// the entry's orientation: a table lookup instead of an encoding.
     #[inline]
-    pub fn child(&self, pos: &Position, index: u64, mv: crate::position::Move, child: &Position) -> (u64, bool) {
+    pub fn child(
+        &self,
+        pos: &Position,
+        index: u64,
+        mv: crate::position::Move,
+        child: &Position,
+    ) -> (u64, bool) {
         let code = pos.piece_at(mv.from).map_or(0, |p| p.code());
         if let Some(c) = self.indexer.moved(index, code, mv.from, mv.to) {
             debug_assert_eq!(self.indexer.encode_mirrored(child).ok(), Some((c, false)));

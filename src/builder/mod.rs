@@ -38,9 +38,9 @@ pub mod write;
 
 pub use progress::{Progress, Silent};
 
+use crate::fang::Rules;
 use crate::index::IndexError;
 use crate::material::Material;
-use crate::fang::Rules;
 use crate::table::{table_path, Header, RuleSet, TableError, TableFile, BUILDER_ID};
 use std::path::PathBuf;
 use std::time::Duration;

@@ -192,7 +192,12 @@ impl Space<'_> {
 
     /// Calls `f` with the legal quiet moves of `pos` (entry `at`'s position), their children
     /// and slot flips, until it returns true; true if it did.
-    fn any_step(&self, pos: &Position, at: u64, mut f: impl FnMut(Step, &Position) -> bool) -> bool {
+    fn any_step(
+        &self,
+        pos: &Position,
+        at: u64,
+        mut f: impl FnMut(Step, &Position) -> bool,
+    ) -> bool {
         // Pseudo-legal moves do: an illegal move reaches an illegal entry, never a member of
         // a region or a set.
         let mut moves = crate::position::MoveList::new();
@@ -383,20 +388,16 @@ impl Space<'_> {
                 });
             }
         }
-        let debug = std::env::var_os("XQTB_DEBUG_PATTERNS").is_some();
-        let t = std::time::Instant::now();
         let pattern = Pattern {
             attacker,
             target,
             set,
         };
         let mut losses = pattern.set.members(defender);
-        let mut rounds = 0;
         // Rounds while they remove much: the wins are rebuilt from the losses left (cheaper
         // than following each removal when most candidates go at once); then the removals are
         // followed one by one.
         loop {
-            rounds += 1;
             pattern.set.clear(attacker);
             losses.par_iter().for_each(|&u| {
                 self.each_predecessor(region, u, |w| {
@@ -406,15 +407,6 @@ impl Space<'_> {
             let (unfit, fit): (Vec<Vx>, Vec<Vx>) = losses
                 .into_par_iter()
                 .partition(|&u| self.moves_to(u, &pattern.set, region, true));
-            if debug {
-                eprintln!(
-                    "  max_pattern {attacker:?} {target:?} sub={} round {rounds}: losses {} unfit {} ({:.2} s)",
-                    matches!(region, Region::Sub(..)),
-                    fit.len() + unfit.len(),
-                    unfit.len(),
-                    t.elapsed().as_secs_f64()
-                );
-            }
             if unfit.len() * 8 <= fit.len() + unfit.len() {
                 self.remove(&pattern, region, unfit);
                 break;
@@ -423,13 +415,6 @@ impl Space<'_> {
                 pattern.set.remove(u);
             }
             losses = fit;
-        }
-        if debug {
-            eprintln!(
-                "    pruned to {} ({:.2} s)",
-                pattern.set.len(),
-                t.elapsed().as_secs_f64()
-            );
         }
         pattern
     }

@@ -161,6 +161,10 @@ mod tests {
 
     #[test]
     fn forced_streaming_streams() {
-        assert!(!plan(1 << 30, 4050, 1 << 14, &[], 1, true, 0).unwrap().resident);
+        assert!(
+            !plan(1 << 30, 4050, 1 << 14, &[], 1, true, 0)
+                .unwrap()
+                .resident
+        );
     }
 }

@@ -30,6 +30,7 @@ use super::BuildError;
 use crate::fang::graph::Target;
 use crate::fang::numbering::Numbering;
 use crate::fang::{LevelKind, Rules};
+use crate::index::Indexer;
 use crate::material::Material;
 use crate::piece::{ByColor, Color, Role};
 use crate::value::MAX_ORDER;
@@ -111,11 +112,6 @@ pub fn bitmaps(material: Material, rules: Rules) -> u64 {
 impl RuleState {
     /// The state for a build under `rules` ≠ none; reads the chunks once for the drawn bits.
     pub fn new(work: &Work, rules: Rules) -> Result<RuleState, BuildError> {
-        let numbering = match rules {
-            Rules::Asian => Numbering::new(work.material)
-                .map_err(|e| BuildError::Rules(e.to_string()))?,
-            _ => Numbering::kings_only(),
-        };
         let n = work.layout.entries();
         let drawn = ByColor::new(|_| Bitmap::new(n));
         for side in Color::ALL {
@@ -131,6 +127,23 @@ impl RuleState {
                 })?;
             }
         }
+        RuleState::with_drawn(work.material, rules, drawn)
+    }
+
+    /// The state for `material` under `rules` ≠ none, given the entries with a capture into a
+    /// drawn position (among the unresolved ones).
+    pub fn with_drawn(
+        material: Material,
+        rules: Rules,
+        drawn: ByColor<Bitmap>,
+    ) -> Result<RuleState, BuildError> {
+        let numbering = match rules {
+            Rules::Asian => {
+                Numbering::new(material).map_err(|e| BuildError::Rules(e.to_string()))?
+            }
+            _ => Numbering::kings_only(),
+        };
+        let n = Indexer::new(material)?.size();
         Ok(RuleState {
             rules,
             candidates: Candidates::new(n, &numbering),
@@ -141,13 +154,17 @@ impl RuleState {
         })
     }
 
-    /// Brings the candidate bitmaps up to date with the unresolved entries.
-    fn refresh(&mut self, work: &Work, graph: &Graph, progress: &dyn Progress) {
-        let n = work.layout.entries();
-        progress.start(&format!("{} rule candidates", work.material), 2 * n);
+    /// Brings the candidate bitmaps up to date with the unresolved entries `open` (all of
+    /// them after [`RuleState::rescan_all`]).
+    pub fn refresh(&mut self, open: &ByColor<&Bitmap>, graph: &Graph, progress: &dyn Progress) {
+        let n = graph.indexer().size();
+        progress.start(
+            &format!("{} rule candidates", graph.indexer().material()),
+            2 * n,
+        );
         for defender in Color::ALL {
-            let open = unresolved(work, defender);
-            let attacker_open = unresolved(work, !defender);
+            let attacker_open = open[!defender];
+            let open = open[defender];
             let all = self.candidates.mask(defender);
             let cands = &self.candidates.bits[defender];
             let (dirty, drawn, full) = (&self.dirty[defender], &self.drawn[defender], self.full);
@@ -158,8 +175,12 @@ impl RuleState {
                 for w in win * per..((win + 1) * per).min(words) {
                     // A candidate whose children did not change stays one while unresolved.
                     let keep = open.word(w);
-                    let rescan = if full { u64::MAX } else { dirty.word(w) } & keep & !drawn.word(w);
-                    let mut new: Vec<u64> = cands.iter().map(|(_, b)| b.word(w) & keep & !rescan).collect();
+                    let rescan =
+                        if full { u64::MAX } else { dirty.word(w) } & keep & !drawn.word(w);
+                    let mut new: Vec<u64> = cands
+                        .iter()
+                        .map(|(_, b)| b.word(w) & keep & !rescan)
+                        .collect();
                     let mut bits = rescan;
                     while bits != 0 {
                         let k = bits.trailing_zeros();
@@ -231,20 +252,32 @@ impl RuleState {
         }
     }
 
-    /// Computes the patterns that seed the next order and marks their losses in the frontier
-    /// bitmaps; `None` when no pattern is left.
-    fn next_seeds(&self, work: &Work, graph: &Graph) -> Option<(LevelKind, u64)> {
+    /// The next refresh computes every unresolved entry's candidacy (its dirty marks are not
+    /// known).
+    pub fn rescan_all(&mut self) {
+        self.full = true;
+    }
+
+    /// Computes the patterns that seed the next order among the unresolved entries `open` and
+    /// adds their losses to `seeds`; `None` when no pattern is left.
+    pub fn next_seeds(
+        &self,
+        open: &ByColor<&Bitmap>,
+        graph: &Graph,
+        seeds: &ByColor<Bitmap>,
+    ) -> Option<(LevelKind, u64)> {
         let space = Space {
             graph,
             numbering: &self.numbering,
-            unresolved: ByColor::new(|side| unresolved(work, side)),
+            unresolved: ByColor::new(|side| open[side]),
             tracked: Vec::new(),
         };
         let region = Region::Graph(&self.candidates);
+        let seeds_into = seeds;
         let mut seeds = 0;
         for attacker in Color::ALL {
             let p = space.non_mutual_check(region, attacker);
-            seeds += mark_losses(work, !attacker, p.set.side(!attacker));
+            seeds += mark_losses(&seeds_into[!attacker], p.set.side(!attacker));
         }
         if seeds > 0 {
             return Some((LevelKind::Check, seeds));
@@ -256,7 +289,7 @@ impl RuleState {
             for t in space.targets(attacker) {
                 if let Target::Piece(piece) = t {
                     let p = space.chase_pattern(region, attacker, piece);
-                    seeds += mark_losses(work, !attacker, p.set.side(!attacker));
+                    seeds += mark_losses(&seeds_into[!attacker], p.set.side(!attacker));
                 }
             }
         }
@@ -271,10 +304,9 @@ fn unresolved(work: &Work, side: Color) -> &Bitmap {
         .expect("a build under the Asian rules keeps the unresolved filter")
 }
 
-/// Adds a pattern's losses (`slots`: its bitmaps of `side`, every slot) to the frontier of
-/// `side`; returns how many entries that added.
-fn mark_losses(work: &Work, side: Color, slots: &[Bitmap]) -> u64 {
-    let frontier = &work.frontier[side];
+/// Adds a pattern's losses (`slots`: its bitmaps of one side, every slot) to `frontier`, of that
+/// side; returns how many entries that added.
+fn mark_losses(frontier: &Bitmap, slots: &[Bitmap]) -> u64 {
     (0..frontier.words())
         .into_par_iter()
         .map(|w| {
@@ -341,9 +373,13 @@ pub fn solve_orders(
     let mut state = RuleState::new(work, rules)?;
     let mut reports = Vec::new();
     loop {
-        state.refresh(work, graph, progress);
-        progress.start(&format!("{} patterns after order {order}", work.material), 1);
-        let next = state.next_seeds(work, graph);
+        let open = ByColor::new(|side| unresolved(work, side));
+        state.refresh(&open, graph, progress);
+        progress.start(
+            &format!("{} patterns after order {order}", work.material),
+            1,
+        );
+        let next = state.next_seeds(&open, graph, &work.frontier);
         progress.advance(1);
         progress.finish();
         let Some((kind, seeds)) = next else {
@@ -368,4 +404,3 @@ pub fn solve_orders(
         )?;
     }
 }
-

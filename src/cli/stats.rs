@@ -90,12 +90,10 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
             o.order,
             o.win,
             o.loss,
-            o.longest_win
-                .as_ref()
-                .map_or(String::new(), |l| format!(
-                    ", longest win {} plies: {}",
-                    l.distance, l.fen
-                ))
+            o.longest_win.as_ref().map_or(String::new(), |l| format!(
+                ", longest win {} plies: {}",
+                l.distance, l.fen
+            ))
         )?;
     }
     Ok(())

@@ -17,8 +17,8 @@
 
 use super::graph::{Edge, GameGraph, PieceId, PieceSet, Vertex};
 use super::levels::{solve, LevelKind, Options, SolveError};
-use crate::builder::graph::Graph;
 use super::numbering::{Numbering, NumberingError};
+use crate::builder::graph::Graph;
 use crate::index::{IndexError, Indexer};
 use crate::material::Material;
 use crate::piece::Color;
