@@ -372,7 +372,10 @@ impl Space<'_> {
                         .into_par_iter()
                         .map(|w| {
                             let bits = cand.word(w);
-                            mine.store_word(w, bits);
+                            if bits != 0 {
+                                // Zero words stay untouched: their pages cost nothing.
+                                mine.store_word(w, bits);
+                            }
                             bits.count_ones() as u64
                         })
                         .sum();
