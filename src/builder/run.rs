@@ -70,6 +70,11 @@ pub fn build_table(
     } else {
         Rules::None
     };
+    if rules == Rules::Asian {
+        // Refused before any work, not after order 0.
+        crate::fang::numbering::Numbering::new(material)
+            .map_err(|e| BuildError::Rules(format!("{e} (build it with --rules check or none)")))?;
+    }
     let p: Plan = plan(
         opts.memory,
         n,
