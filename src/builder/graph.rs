@@ -70,6 +70,34 @@ impl Graph {
             .expect("a quiet move keeps the material")
     }
 
+    /// Calls `f` with each quiet pseudo-legal move of `pos` (entry `at`'s position), the
+    /// position after it, and the entry it reaches with its mirroring ([`Graph::child`]), until
+    /// `f` returns true; true if it did. Pseudo-legal moves serve the rule passes: an illegal
+    /// move reaches an illegal entry, never an unresolved one nor a member of their sets.
+    pub fn any_quiet_child(
+        &self,
+        pos: &Position,
+        at: u64,
+        mut f: impl FnMut(crate::position::Move, &Position, u64, bool) -> bool,
+    ) -> bool {
+        let mut moves = crate::position::MoveList::new();
+        pos.pseudo_legal_moves(&mut moves);
+        let mut child = pos.clone();
+        for &mv in &moves {
+            if pos.is_capture(mv) {
+                continue;
+            }
+            let undo = child.play(mv);
+            let (index, mirrored) = self.child(pos, at, mv, &child);
+            let stop = f(mv, &child, index, mirrored);
+            child.undo(mv, undo);
+            if stop {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Calls `emit` with every predecessor of `child` (the position of entry `index`), once per
     /// quiet move from that entry's position into `child`'s entry: exactly the updates its
     /// children count expects. Predecessors that are not legal positions are included (their

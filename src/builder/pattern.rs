@@ -190,50 +190,37 @@ impl Space<'_> {
         self.graph.indexer().decode(index, side)
     }
 
-    /// Calls `f` with the legal quiet moves of `pos` (entry `at`'s position), their children
-    /// and slot flips, until it returns true; true if it did.
+    /// Calls `f` with the quiet moves of `pos` (entry `at`'s position; pseudo-legal, as
+    /// [`Graph::any_quiet_child`] gives them), their children and slot flips, until it returns
+    /// true; true if it did.
     fn any_step(
         &self,
         pos: &Position,
         at: u64,
         mut f: impl FnMut(Step, &Position) -> bool,
     ) -> bool {
-        // Pseudo-legal moves do: an illegal move reaches an illegal entry, never a member of
-        // a region or a set.
-        let mut moves = crate::position::MoveList::new();
-        pos.pseudo_legal_moves(&mut moves);
-        let mut child = pos.clone();
-        for &mv in &moves {
-            if pos.is_capture(mv) {
-                continue;
-            }
-            let undo = child.play(mv);
-            let (index, mirrored) = self.graph.child(pos, at, mv, &child);
-            let mut flips = 0;
-            if !self.tracked.is_empty() {
-                let swaps = if mirrored {
-                    self.numbering.swaps(pos, mv, &child.mirror(), true)
-                } else {
-                    self.numbering.swaps(pos, mv, &child, false)
-                };
-                for (i, &p) in self.tracked.iter().enumerate() {
-                    flips |= (swaps.contains(p) as u8) << i;
+        self.graph
+            .any_quiet_child(pos, at, |mv, child, index, mirrored| {
+                let mut flips = 0;
+                if !self.tracked.is_empty() {
+                    let swaps = if mirrored {
+                        self.numbering.swaps(pos, mv, &child.mirror(), true)
+                    } else {
+                        self.numbering.swaps(pos, mv, child, false)
+                    };
+                    for (i, &p) in self.tracked.iter().enumerate() {
+                        flips |= (swaps.contains(p) as u8) << i;
+                    }
                 }
-            }
-            let stop = f(
-                Step {
-                    mv,
-                    child: index,
-                    flips,
-                },
-                &child,
-            );
-            child.undo(mv, undo);
-            if stop {
-                return true;
-            }
-        }
-        false
+                f(
+                    Step {
+                        mv,
+                        child: index,
+                        flips,
+                    },
+                    child,
+                )
+            })
     }
 
     /// Does a move with `labels` from slot `slot` hit `target`?

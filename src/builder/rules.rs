@@ -218,33 +218,20 @@ impl RuleState {
     ) -> u32 {
         let mut mask = mask;
         let mut inside = false;
-        // Pseudo-legal moves do: an illegal move reaches an illegal entry, never unresolved.
-        let mut moves = crate::position::MoveList::new();
-        pos.pseudo_legal_moves(&mut moves);
-        let mut child = pos.clone();
-        for &mv in &moves {
-            if pos.is_capture(mv) {
-                continue;
-            }
-            let undo = child.play(mv);
-            let index = graph.child(pos, index_of_pos, mv, &child).0;
+        graph.any_quiet_child(pos, index_of_pos, |mv, child, index, _| {
             if !open.get(index) {
-                child.undo(mv, undo);
-                continue;
+                return false;
             }
             inside = true;
             mask &= if child.is_check() {
                 1 << KING_BIT
             } else if mask & !(1 << KING_BIT) != 0 {
-                self.numbering.chased_after(pos, mv, &child).0
+                self.numbering.chased_after(pos, mv, child).0
             } else {
                 0
             };
-            child.undo(mv, undo);
-            if mask == 0 {
-                return 0;
-            }
-        }
+            mask == 0
+        });
         if inside {
             mask
         } else {
