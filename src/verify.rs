@@ -215,10 +215,16 @@ fn verify_orders(
             return Ok(());
         }
     };
+    let (mut open, mut want) = sets(1)?;
     for r in 1..=h.max_order + 1 {
-        let (open, want) = sets(r)?;
+        if r > 1 {
+            // As in the build: only entries whose children resolved at order r − 1 change
+            // their candidacy.
+            let (next_open, next_want) = sets(r)?;
+            mark_dirty(&graph, &open, &next_open, &state.dirty);
+            (open, want) = (next_open, next_want);
+        }
         let refs = ByColor::new(|side| &open[side]);
-        state.rescan_all();
         state.refresh(&refs, &graph, &crate::builder::Silent);
         let got = ByColor::new(|_| Bitmap::new(n));
         state.next_seeds(&refs, &graph, &got);
@@ -290,4 +296,32 @@ fn drawn_captures(
             })?;
     }
     Ok(drawn)
+}
+
+/// Marks in `dirty` the entries of `now` with a child in `before` but not in `now` (resolved
+/// since): the only ones whose candidacy can have changed.
+fn mark_dirty(
+    graph: &crate::builder::graph::Graph,
+    before: &crate::piece::ByColor<crate::builder::entry::Bitmap>,
+    now: &crate::piece::ByColor<crate::builder::entry::Bitmap>,
+    dirty: &crate::piece::ByColor<crate::builder::entry::Bitmap>,
+) {
+    for side in Color::ALL {
+        (0..before[side].words()).into_par_iter().for_each(|w| {
+            let mut bits = before[side].word(w) & !now[side].word(w);
+            while bits != 0 {
+                let index = w as u64 * 64 + bits.trailing_zeros() as u64;
+                bits &= bits - 1;
+                let Some(pos) = graph.indexer().decode(index, side) else {
+                    continue;
+                };
+                let emitted = graph.predecessors(&pos, index, |n| {
+                    if now[n.side].get(n.index) {
+                        dirty[n.side].set(n.index);
+                    }
+                });
+                debug_assert!(emitted.is_ok());
+            }
+        });
+    }
 }
