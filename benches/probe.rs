@@ -23,13 +23,9 @@ fn tables() -> PathBuf {
         std::fs::create_dir_all(&dir).unwrap();
         eprintln!("building KRNKAABB into {}", dir.display());
         let opts = xqtb::builder::BuildOptions {
-            tmp: dir.join(".work"),
-            dir: dir.clone(),
             memory: 1 << 30,
-            chunk_len: xqtb::builder::DEFAULT_CHUNK_LEN,
             checkpoint_interval: std::time::Duration::from_secs(3600),
-            force_streaming: false,
-            wait: false,
+            ..xqtb::builder::BuildOptions::new(dir.clone())
         };
         xqtb::builder::build(material, &opts, &xqtb::builder::Silent).unwrap();
     }
