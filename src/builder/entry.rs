@@ -179,6 +179,12 @@ impl Bitmap {
         self.words[w].store(bits, Relaxed);
     }
 
+    /// Sets the bits `bits` of word `w` (one atomic operation).
+    #[inline]
+    pub fn or_word(&self, w: usize, bits: u64) {
+        self.words[w].fetch_or(bits, Relaxed);
+    }
+
     /// Set bits among indices `start … start + len` (`start` a multiple of 64).
     pub fn count(&self, start: u64, len: usize) -> u64 {
         let first = (start / 64) as usize;

@@ -127,6 +127,35 @@ impl Marks {
     }
 }
 
+/// A lazily computed yes/no per vertex of one side: two bits (known, value) in one word, set
+/// together, so a reader never sees one without the other.
+struct Memo {
+    bits: Bitmap,
+    slots: usize,
+}
+
+impl Memo {
+    fn new(entries: u64, slots: usize) -> Memo {
+        Memo {
+            bits: Bitmap::new(2 * entries * slots as u64),
+            slots,
+        }
+    }
+
+    /// The remembered answer for `v`, or `f()` computed and remembered.
+    fn get_or(&self, v: Vx, f: impl FnOnce() -> bool) -> bool {
+        let i = 2 * (v.index as usize * self.slots + v.slot as usize);
+        let (w, shift) = (i / 64, i % 64);
+        let bits = self.bits.word(w) >> shift & 3;
+        if bits & 1 != 0 {
+            return bits & 2 != 0;
+        }
+        let answer = f();
+        self.bits.or_word(w, (1 | (answer as u64) << 1) << shift);
+        answer
+    }
+}
+
 /// The bit of the attacker's king among a candidate mask's targets (pieces use their numbers).
 pub const KING_BIT: u32 = 31;
 
@@ -318,18 +347,24 @@ impl Space<'_> {
         !escapes && inside > 0
     }
 
-    /// Does `u` have a move to a vertex of `set` on the other side (or, with `outside`, to a
-    /// vertex inside `region` that is not in `set`)?
-    fn moves_to(&self, u: Vx, set: &Marks, region: Region, outside: bool) -> bool {
+    /// Does `u` have a move to a vertex `v` (on the other side) with `f(v)`?
+    fn any_child(&self, u: Vx, mut f: impl FnMut(Vx) -> bool) -> bool {
         let Some(pos) = self.position(u.side, u.index) else {
             return false;
         };
         self.any_step(&pos, u.index, |s, _| {
-            let v = Vx {
+            f(Vx {
                 side: !u.side,
                 index: s.child,
                 slot: u.slot ^ s.flips,
-            };
+            })
+        })
+    }
+
+    /// Does `u` have a move to a vertex of `set` on the other side (or, with `outside`, to a
+    /// vertex inside `region` that is not in `set`)?
+    fn moves_to(&self, u: Vx, set: &Marks, region: Region, outside: bool) -> bool {
+        self.any_child(u, |v| {
             if outside {
                 self.inside(region, v) && !set.contains(v)
             } else {
@@ -384,28 +419,37 @@ impl Space<'_> {
             set,
         };
         let mut losses = pattern.set.members(defender);
-        // Rounds while they remove much: the wins are rebuilt from the losses left (cheaper
-        // than following each removal when most candidates go at once); then the removals are
-        // followed one by one.
+        // First rounds, while they remove much: a loss goes if one of its children inside is
+        // not a win (has no move into the losses); wins are asked for lazily, only for the
+        // children the losses reach, and remembered for the round (most candidates go at the
+        // first child asked).
         loop {
-            pattern.set.clear(attacker);
-            losses.par_iter().for_each(|&u| {
-                self.each_predecessor(region, u, |w| {
-                    pattern.set.insert(w);
-                })
-            });
+            let memo = Memo::new(self.entries(), self.slots());
+            let is_win = |c: Vx| memo.get_or(c, || self.moves_to(c, &pattern.set, region, false));
+            let total = losses.len();
             let (unfit, fit): (Vec<Vx>, Vec<Vx>) = losses
                 .into_par_iter()
-                .partition(|&u| self.moves_to(u, &pattern.set, region, true));
-            if unfit.len() * 8 <= fit.len() + unfit.len() {
-                self.remove(&pattern, region, unfit);
-                break;
-            }
+                .partition(|&u| self.any_child(u, |v| self.inside(region, v) && !is_win(v)));
             for &u in &unfit {
                 pattern.set.remove(u);
             }
             losses = fit;
+            if unfit.len() * 8 <= total {
+                break;
+            }
         }
+        // Then the wins as a set (the losses' predecessors inside), and the removals followed
+        // one by one.
+        losses.par_iter().for_each(|&u| {
+            self.each_predecessor(region, u, |w| {
+                pattern.set.insert(w);
+            })
+        });
+        let unfit: Vec<Vx> = losses
+            .into_par_iter()
+            .filter(|&u| self.moves_to(u, &pattern.set, region, true))
+            .collect();
+        self.remove(&pattern, region, unfit);
         pattern
     }
 
