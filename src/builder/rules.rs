@@ -28,7 +28,7 @@ use super::progress::Progress;
 use super::work::{Entries, Work, WINDOW};
 use super::BuildError;
 use crate::fang::graph::Target;
-use crate::fang::numbering::Numbering;
+use crate::fang::numbering::{Numbering, MAX_NUMBERED};
 use crate::fang::{LevelKind, Rules};
 use crate::index::Indexer;
 use crate::material::Material;
@@ -177,10 +177,11 @@ impl RuleState {
                     let keep = open.word(w);
                     let rescan =
                         if full { u64::MAX } else { dirty.word(w) } & keep & !drawn.word(w);
-                    let mut new: Vec<u64> = cands
-                        .iter()
-                        .map(|(_, b)| b.word(w) & keep & !rescan)
-                        .collect();
+                    // At most 16 targets: a king and 15 numbered pieces (no allocation here).
+                    let mut new = [0u64; 1 + MAX_NUMBERED];
+                    for (slot, (_, b)) in cands.iter().enumerate() {
+                        new[slot] = b.word(w) & keep & !rescan;
+                    }
                     let mut bits = rescan;
                     while bits != 0 {
                         let k = bits.trailing_zeros();
