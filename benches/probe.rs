@@ -1,7 +1,10 @@
-//! Random probes of KRNKAABB (issue 9): WDL and DTC probes per second with a warm block cache,
-//! and single-probe latency with a cold one (a fresh `TableFile`: nothing decompressed, the
-//! file in the page cache) and with a cold page cache as well (the file's pages evicted). Each probe is what an engine does: encode the position, read the
-//! entry.
+//! Random probes of KRNKAABB (issue 9) through the probing API ([`Tablebase`]): WDL and DTC
+//! probes per second with a warm block cache, and single-probe latency with a cold one (a fresh
+//! `Tablebase`: nothing open, nothing decompressed, the files in the page cache) and with a cold
+//! page cache as well (the table's pages evicted). Each probe is what an engine does: find the
+//! table, encode the position, read the entry; a DTC probe of a win whose distance the file
+//! does not store (a win at once, format 3) also probes the WDL of the children that could
+//! prove it.
 //!
 //! `cargo bench --bench probe`. Tables are taken from `$XQTB_BENCH_TABLES` (default
 //! `target/bench-tables`) and built there first if KRNKAABB is missing (about a minute and a
@@ -11,7 +14,7 @@
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
-use xqtb::table::TableFile;
+use xqtb::tablebase::Tablebase;
 use xqtb::{Color, Indexer, Material, Position};
 
 fn tables() -> PathBuf {
@@ -47,69 +50,50 @@ fn sample(ix: &Indexer) -> Vec<Position> {
     out
 }
 
-fn wdl(t: &TableFile, ix: &Indexer, p: &Position) -> u8 {
-    let i = ix.encode(p).unwrap();
-    t.outcome_legal(p.turn().index(), i).unwrap() as u8
+fn wdl(tb: &Tablebase, p: &Position) -> u8 {
+    tb.probe_wdl(p).unwrap() as u8
 }
 
-fn dtc(t: &TableFile, ix: &Indexer, p: &Position) -> u32 {
-    let i = ix.encode(p).unwrap();
-    t.value_legal(p.turn().index(), i).unwrap().code()
+fn dtc(tb: &Tablebase, p: &Position) -> u32 {
+    tb.probe_dtc(p).unwrap().code()
 }
 
 fn bench_probe(c: &mut Criterion) {
-    let path = xqtb::table::table_path(&tables(), "KRNKAABB".parse().unwrap());
+    let dir = tables();
+    let path = xqtb::table::table_path(&dir, "KRNKAABB".parse().unwrap());
     let ix = Indexer::new("KRNKAABB".parse().unwrap()).unwrap();
     let positions = sample(&ix);
     // (The table is returned so that dropping it is not timed.)
     // A cache that holds every block: after one pass, nothing is decompressed again.
-    let warm = TableFile::open(&path, 1 << 30).unwrap();
+    let warm = Tablebase::new(&dir, 1 << 30);
     for p in &positions {
-        black_box(dtc(&warm, &ix, p));
+        black_box(dtc(&warm, p));
     }
     let mut g = c.benchmark_group("probe KRNKAABB");
     g.sample_size(20);
     g.throughput(Throughput::Elements(positions.len() as u64));
     g.bench_function("WDL, warm cache (probes/s)", |b| {
-        b.iter(|| {
-            positions
-                .iter()
-                .map(|p| wdl(&warm, &ix, p) as u64)
-                .sum::<u64>()
-        })
+        b.iter(|| positions.iter().map(|p| wdl(&warm, p) as u64).sum::<u64>())
     });
     g.bench_function("DTC, warm cache (probes/s)", |b| {
-        b.iter(|| {
-            positions
-                .iter()
-                .map(|p| dtc(&warm, &ix, p) as u64)
-                .sum::<u64>()
-        })
+        b.iter(|| positions.iter().map(|p| dtc(&warm, p) as u64).sum::<u64>())
     });
     g.throughput(Throughput::Elements(1));
     let mut k = 0;
     let mut next = || {
         k = (k + 7919) % positions.len();
-        (TableFile::open(&path, 1 << 20).unwrap(), &positions[k])
+        (Tablebase::new(&dir, 1 << 20), &positions[k])
     };
     g.bench_function("WDL, cold cache (one probe)", |b| {
-        b.iter_batched(
-            &mut next,
-            |(t, p)| (wdl(&t, &ix, p), t),
-            BatchSize::PerIteration,
-        )
+        b.iter_batched(&mut next, |(t, p)| (wdl(&t, p), t), BatchSize::PerIteration)
     });
     let mut k = 0;
     let mut next = || {
         k = (k + 7919) % positions.len();
-        (TableFile::open(&path, 1 << 20).unwrap(), &positions[k])
+        (Tablebase::new(&dir, 1 << 20), &positions[k])
     };
     g.bench_function("DTC, cold cache (one probe)", |b| {
-        b.iter_batched(
-            &mut next,
-            |(t, p)| (dtc(&t, &ix, p), t),
-            BatchSize::PerIteration,
-        )
+        b.iter_batched(&mut next, |(t, p)| (dtc(&t, p), t), BatchSize::PerIteration)
     });
     drop(warm);
     // Cold page cache too: the file's pages are evicted before each probe (posix_fadvise
@@ -125,11 +109,11 @@ fn bench_probe(c: &mut Criterion) {
     for (name, f) in [
         (
             "WDL, cold page cache (one probe)",
-            wdl as fn(&TableFile, &Indexer, &Position) -> _,
+            wdl as fn(&Tablebase, &Position) -> _,
         ),
         (
             "DTC, cold page cache (one probe)",
-            |t: &TableFile, ix: &Indexer, p: &Position| dtc(t, ix, p) as u8,
+            |t: &Tablebase, p: &Position| dtc(t, p) as u8,
         ),
     ] {
         let mut k = 0;
@@ -138,9 +122,9 @@ fn bench_probe(c: &mut Criterion) {
                 || {
                     k = (k + 7919) % positions.len();
                     evict();
-                    (TableFile::open(&path, 1 << 20).unwrap(), &positions[k])
+                    (Tablebase::new(&dir, 1 << 20), &positions[k])
                 },
-                |(t, p)| (f(&t, &ix, p), t),
+                |(t, p)| (f(&t, p), t),
                 BatchSize::PerIteration,
             )
         });

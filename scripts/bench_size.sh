@@ -4,7 +4,7 @@
 # in one `xqtb build --verbose` run and prints, per table, the file's bytes, its WDL-only bytes
 # (header + WDL blocks + their block-index entries: what a WDL prober reads), its distance
 # blocks' bytes, and the write time; then the family totals and the build's wall time.
-# The layout is read by an independent parser of formats/table.md (format 2), below.
+# The layout is read by an independent parser of formats/table.md (format 3), below.
 # Usage: scripts/bench_size.sh [MATERIAL] [DIR]   (DIR kept if given, else a temporary one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +32,7 @@ for name in sorted(os.listdir(d)):
     b = open(os.path.join(d, name), "rb").read()
     assert b[:8] == b"XQTB\x1aTBL", name
     version, = struct.unpack_from("<I", b, 8)
-    assert version == 2, f"{name}: format {version}"
+    assert version == 3, f"{name}: format {version}"
     assert zlib.crc32(b[:252]) == struct.unpack_from("<I", b, 252)[0], name
     assert zlib.crc32(b[:-4]) == struct.unpack_from("<I", b, len(b) - 4)[0], name
     block_entries, entries, nb = struct.unpack_from("<IQI", b, 36)

@@ -581,6 +581,13 @@ impl Position {
             .any(|m| safe.clearly_safe(*m) || scratch.keeps_king_safe(*m))
     }
 
+    /// Does the side to move have a legal quiet (non-capturing) move? Stops at the first.
+    pub fn has_legal_quiet(&self) -> bool {
+        let safe = self.safety_filter();
+        let mut scratch = LazyCopy::of(self);
+        self.pseudo_quiet_until(|m| safe.clearly_safe(m) || scratch.keeps_king_safe(m))
+    }
+
     fn safety_filter(&self) -> SafetyFilter {
         SafetyFilter::new(self, self.in_check(self.turn))
     }

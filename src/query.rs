@@ -9,9 +9,9 @@ use crate::notation;
 use crate::piece::{Color, Role};
 use crate::position::{Move, Position};
 use crate::qstring::{parse_qstring, to_qstring};
-use crate::table::{file_name, TableError};
+use crate::table::{file_name, wdl_outcome, TableError};
 use crate::tablebase::{LineEnd, MoveValue, ProbeError, Tablebase};
-use crate::value::{Outcome, Value};
+use crate::value::Value;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -310,47 +310,23 @@ fn most_advanced_pawn(pos: &Position, color: Color) -> Option<u8> {
         .max()
 }
 
-/// What one run of a side's entries holds; runs are counted in parallel and merged.
-#[derive(Default)]
-struct Tally {
-    win: u64,
-    draw: u64,
-    loss: u64,
-    /// Decided positions per (order, distance).
-    hist: BTreeMap<(u16, u16), u64>,
-    /// Per order: the longest win and the smallest index holding it.
-    longest: BTreeMap<u16, (u16, u64)>,
-    /// Per (Red's, Black's) most advanced pawn: [loss, draw, win].
-    pawns: BTreeMap<(Option<u8>, Option<u8>), [u64; 3]>,
-}
+/// Per (Red's, Black's) most advanced pawn: [loss, draw, win] positions.
+type PawnTally = BTreeMap<(Option<u8>, Option<u8>), [u64; 3]>;
 
-impl Tally {
-    /// Both runs together; the result does not depend on the order of merging.
-    fn merge(mut self, b: Tally) -> Tally {
-        self.win += b.win;
-        self.draw += b.draw;
-        self.loss += b.loss;
-        for (k, n) in b.hist {
-            *self.hist.entry(k).or_default() += n;
+fn merge_pawns(mut a: PawnTally, b: PawnTally) -> PawnTally {
+    for (k, c) in b {
+        let e = a.entry(k).or_default();
+        for j in 0..3 {
+            e[j] += c[j];
         }
-        for (order, (d, i)) in b.longest {
-            let e = self.longest.entry(order).or_insert((d, i));
-            if d > e.0 || (d == e.0 && i < e.1) {
-                *e = (d, i);
-            }
-        }
-        for (k, c) in b.pawns {
-            let e = self.pawns.entry(k).or_default();
-            for j in 0..3 {
-                e[j] += c[j];
-            }
-        }
-        self
     }
+    a
 }
 
-/// Reads every entry of a table: counts, per-order longest wins, the distance histogram and,
-/// for tables with pawns, the split by most advanced pawns. Blocks are read in parallel.
+/// A table's statistics: the counts and the distance histogram come from the file's header
+/// and value table (written by the builder, checked by `verify`); the per-order longest wins
+/// and, for tables with pawns, the split by most advanced pawns are read from the entries,
+/// blocks in parallel.
 pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, ProbeError> {
     use rayon::prelude::*;
     let t = tb.table(material)?;
@@ -361,56 +337,36 @@ pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, Pro
     for side in 0..2 {
         let turn = Color::ALL[side];
         let be = h.block_entries as u64;
-        let count_block = |block: u64| -> Result<Tally, ProbeError> {
-            let mut tally = Tally::default();
-            for (k, &code) in t.file.read_block(side, block)?.iter().enumerate() {
-                let Some(v) = Value::from_code(code) else {
-                    continue;
-                };
-                let index = block * be + k as u64;
-                let mult = t.indexer.multiplicity(index) as u64;
-                match v.outcome() {
-                    Outcome::Win => tally.win += mult,
-                    Outcome::Draw => tally.draw += mult,
-                    Outcome::Loss => tally.loss += mult,
-                }
-                if let Value::Decided { order, distance } = v {
-                    *tally.hist.entry((order, distance)).or_default() += mult;
-                    if distance % 2 == 1 {
-                        // Indices rise within a block: the first one of a distance is kept.
-                        let e = tally.longest.entry(order).or_insert((distance, index));
-                        if distance > e.0 {
-                            *e = (distance, index);
+        let st = h.sides[side];
+        let (win, draw, loss) = (st.win, st.draw, st.loss);
+        let hist = t.file.histogram(side);
+        let pawns = if has_pawns {
+            (0..h.blocks_per_side())
+                .into_par_iter()
+                .map(|block| -> Result<PawnTally, ProbeError> {
+                    let mut tally = PawnTally::new();
+                    for (k, &w) in t.file.read_wdl_block(side, block)?.iter().enumerate() {
+                        let index = block * be + k as u64;
+                        let Some(pos) = t.indexer.decode(index, turn) else {
+                            continue;
+                        };
+                        if pos.opponent_in_check() {
+                            continue;
                         }
+                        let key = (
+                            most_advanced_pawn(&pos, Color::Red),
+                            most_advanced_pawn(&pos, Color::Black),
+                        );
+                        tally.entry(key).or_default()[wdl_outcome(w) as usize] +=
+                            t.indexer.multiplicity(index) as u64;
                     }
-                }
-                if has_pawns {
-                    let pos = t.indexer.decode(index, turn).ok_or_else(|| {
-                        ProbeError::Table(TableError::BadHeader {
-                            path: t.file.path().to_owned(),
-                            what: format!("entry {index} holds a value but is no position"),
-                        })
-                    })?;
-                    let key = (
-                        most_advanced_pawn(&pos, Color::Red),
-                        most_advanced_pawn(&pos, Color::Black),
-                    );
-                    tally.pawns.entry(key).or_default()[v.outcome() as usize] += mult;
-                }
-            }
-            Ok(tally)
+                    Ok(tally)
+                })
+                .try_reduce(PawnTally::new, |a, b| Ok(merge_pawns(a, b)))?
+        } else {
+            PawnTally::new()
         };
-        let Tally {
-            win,
-            draw,
-            loss,
-            hist,
-            longest,
-            pawns,
-        } = (0..h.blocks_per_side())
-            .into_par_iter()
-            .map(count_block)
-            .try_reduce(Tally::default, |a, b| Ok(a.merge(b)))?;
+        let longest = first_longest_wins(tb, &t, side, &hist)?;
         let decode =
             |order: u16, (distance, index): (u16, u64)| -> Result<LongestWin, ProbeError> {
                 let pos = t.indexer.decode(index, turn).ok_or_else(|| {
@@ -473,6 +429,72 @@ pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, Pro
     };
     stats.orders = order_stats(&stats);
     Ok(stats)
+}
+
+/// Per order, the longest win of `side` (from its histogram) and the smallest index holding
+/// it. A win's stored distance may be a stand-in (a win at once stores none, format 3 §5), so
+/// each candidate is resolved before it counts; blocks are searched in parallel.
+fn first_longest_wins(
+    tb: &Tablebase,
+    t: &crate::tablebase::OpenTable,
+    side: usize,
+    hist: &crate::table::Histogram,
+) -> Result<BTreeMap<u16, (u16, u64)>, ProbeError> {
+    use rayon::prelude::*;
+    let mut target: BTreeMap<u16, u16> = BTreeMap::new();
+    for &(order, distance) in hist.keys().filter(|(_, d)| d % 2 == 1) {
+        let e = target.entry(order).or_insert(distance);
+        *e = (*e).max(distance);
+    }
+    let h = t.file.header();
+    let be = h.block_entries as u64;
+    let turn = Color::ALL[side];
+    let at_once_target = target.get(&0) == Some(&1);
+    let found = (0..h.blocks_per_side())
+        .into_par_iter()
+        .map(|block| -> Result<BTreeMap<u16, u64>, ProbeError> {
+            let mut first = BTreeMap::new();
+            for (k, &code) in t.file.read_stored(side, block)?.iter().enumerate() {
+                let Some(stored @ Value::Decided { order, distance }) = Value::from_code(code)
+                else {
+                    continue;
+                };
+                let candidate =
+                    distance % 2 == 1 && (target.get(&order) == Some(&distance) || at_once_target);
+                if !candidate {
+                    continue;
+                }
+                let index = block * be + k as u64;
+                let pos = t
+                    .indexer
+                    .decode(index, turn)
+                    .expect("a legal entry decodes");
+                let v = crate::table::resolve(stored, || tb.wins_at_once(&pos), || true)?;
+                if let Value::Decided { order, distance } = v {
+                    if target.get(&order) == Some(&distance) {
+                        first.entry(order).or_insert(index);
+                        if first.len() == target.len() {
+                            break;
+                        }
+                    }
+                }
+            }
+            Ok(first)
+        })
+        .try_reduce(BTreeMap::new, |a, b| Ok(merge_first(a, b)))?;
+    Ok(found
+        .into_iter()
+        .map(|(o, i)| (o, (target[&o], i)))
+        .collect())
+}
+
+/// Per order, the smaller of two blocks' first indices.
+fn merge_first(mut a: BTreeMap<u16, u64>, b: BTreeMap<u16, u64>) -> BTreeMap<u16, u64> {
+    for (o, i) in b {
+        let e = a.entry(o).or_insert(i);
+        *e = (*e).min(i);
+    }
+    a
 }
 
 /// Every order with decided positions, from the histograms and longest wins of both sides.
@@ -625,31 +647,22 @@ pub fn legal_move(pos: &Position, ucci: &str) -> Option<Move> {
 
 #[cfg(test)]
 mod tests {
-    use super::Tally;
-
-    fn tally(longest: &[(u16, u16, u64)], win: u64) -> Tally {
-        Tally {
-            win,
-            longest: longest.iter().map(|&(o, d, i)| (o, (d, i))).collect(),
-            hist: [((0, 1), win)].into_iter().collect(),
-            ..Tally::default()
-        }
-    }
+    use super::merge_first;
 
     #[test]
-    fn merging_runs_keeps_the_longest_win_at_the_smallest_index_in_any_order() {
-        let a = || tally(&[(0, 7, 40), (1, 3, 5)], 2);
-        let b = || tally(&[(0, 7, 12), (2, 9, 99)], 3);
-        let c = || tally(&[(0, 5, 1), (1, 3, 4)], 1);
-        for m in [
-            a().merge(b()).merge(c()),
-            c().merge(b()).merge(a()),
-            b().merge(c().merge(a())),
+    fn merging_blocks_keeps_the_smallest_index_per_order_in_any_order() {
+        let m = |v: &[(u16, u64)]| -> std::collections::BTreeMap<u16, u64> {
+            v.iter().copied().collect()
+        };
+        let (a, b, c) = (m(&[(0, 40), (1, 5)]), m(&[(0, 12), (2, 99)]), m(&[(1, 4)]));
+        for got in [
+            merge_first(merge_first(a.clone(), b.clone()), c.clone()),
+            merge_first(c.clone(), merge_first(b.clone(), a.clone())),
         ] {
-            let longest: Vec<_> = m.longest.into_iter().collect();
-            assert_eq!(longest, [(0, (7, 12)), (1, (3, 4)), (2, (9, 99))]);
-            assert_eq!(m.win, 6);
-            assert_eq!(m.hist[&(0, 1)], 6);
+            assert_eq!(
+                got.into_iter().collect::<Vec<_>>(),
+                [(0, 12), (1, 4), (2, 99)]
+            );
         }
     }
 }

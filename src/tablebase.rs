@@ -197,9 +197,67 @@ impl Tablebase {
     }
 
     /// The value of a legal position for its side to move: draw, or order and distance to
-    /// conversion.
+    /// conversion. A win at once (distance 1) and a loss at once (distance 0) are not stored
+    /// in the file: they are found by a look at the moves ([`crate::table::resolve`]), which
+    /// costs a WDL probe of the children that could be lost at once (for a capture, in the
+    /// smaller table, which must be present).
     pub fn probe_dtc(&self, pos: &Position) -> Result<Value, ProbeError> {
-        self.locate(pos, |t, side, index| t.file.value_legal(side, index))
+        let stored = self.locate(pos, |t, side, index| t.file.stored_legal(side, index))?;
+        crate::table::resolve(stored, || self.wins_at_once(pos), || pos.has_legal_quiet())
+    }
+
+    /// The values of one block of a table's entries, in index order, as [`Value::code`]s
+    /// ([`crate::value::CODE_NONE`] for entries that are not legal positions): the stored
+    /// values resolved as [`Tablebase::probe_dtc`] resolves them. `side` 0 is Red to move.
+    pub fn block_values(
+        &self,
+        material: Material,
+        side: usize,
+        block: u64,
+    ) -> Result<Vec<u32>, ProbeError> {
+        let t = self.table(material)?;
+        let be = t.file.header().block_entries as u64;
+        let mut codes = t.file.read_stored(side, block)?;
+        for (k, c) in codes.iter_mut().enumerate() {
+            let Some(stored @ Value::Decided { .. }) = Value::from_code(*c) else {
+                continue;
+            };
+            let index = block * be + k as u64;
+            let pos = t
+                .indexer
+                .decode(index, crate::piece::Color::ALL[side])
+                .expect("a legal entry decodes");
+            *c = crate::table::resolve(
+                stored,
+                || self.wins_at_once(&pos),
+                || pos.has_legal_quiet(),
+            )?
+            .code();
+        }
+        Ok(codes)
+    }
+
+    /// Does the side to move of a legal position win at distance 1: a capture into a position
+    /// lost for the opponent (in the smaller table), or a quiet move into a position lost at
+    /// once (lost, and without a legal quiet move)?
+    pub fn wins_at_once(&self, pos: &Position) -> Result<bool, ProbeError> {
+        let moves = pos.legal_moves();
+        // Captures first: they are the usual wins at once, and need no second look.
+        for &m in moves.iter().filter(|&&m| pos.is_capture(m)) {
+            let mut child = pos.clone();
+            child.play(m);
+            if self.probe_wdl(&child)? == Outcome::Loss {
+                return Ok(true);
+            }
+        }
+        for &m in moves.iter().filter(|&&m| !pos.is_capture(m)) {
+            let mut child = pos.clone();
+            child.play(m);
+            if !child.has_legal_quiet() && self.probe_wdl(&child)? == Outcome::Loss {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     /// The outcome of a legal position for its side to move, read from the WDL stream alone

@@ -14,10 +14,15 @@
 //! nothing for them), and the header's counts must match the entries. Streaming: blocks in parallel, children read through
 //! bounded block caches.
 
+use crate::builder::entry::Bitmap;
 use crate::fen::to_fen;
 use crate::material::Material;
+use crate::piece::ByColor;
 use crate::piece::Color;
-use crate::table::{side_char, SideStats};
+use crate::table::{
+    count_value, distance_implied, merge_histograms, resolve, side_char, Histogram, SideStats,
+    WIN_AT_ONCE,
+};
 use crate::tablebase::{ProbeError, Tablebase};
 use crate::value::Value;
 use rayon::prelude::*;
@@ -75,15 +80,19 @@ pub fn verify_table(
     };
     let be = h.block_entries as u64;
     let mut sides = [SideStats::default(); 2];
+    // Entries whose distance the file does not store (wins and losses at once): their stored
+    // value means nothing to the order checks below.
+    let at_once = ByColor::new(|_| Bitmap::new(h.entries));
     for (side, stats) in sides.iter_mut().enumerate() {
         let turn = Color::ALL[side];
-        let side_stats = (0..h.blocks_per_side())
+        let (side_stats, hist) = (0..h.blocks_per_side())
             .into_par_iter()
-            .map(|block| -> Result<SideStats, ProbeError> {
+            .map(|block| -> Result<(SideStats, Histogram), ProbeError> {
                 // Raw codes: this pass decides legality itself (the file stores nothing for
                 // illegal entries).
-                let codes = t.file.read_block_raw(side, block)?;
+                let codes = t.file.read_stored_raw(side, block)?;
                 let mut st = SideStats::default();
+                let mut hist = Histogram::new();
                 for (k, &code) in codes.iter().enumerate() {
                     let index = block * be + k as u64;
                     let pos = t
@@ -93,15 +102,27 @@ pub fn verify_table(
                     let Some(pos) = pos else {
                         continue;
                     };
-                    let Some(value) = Value::from_code(code) else {
+                    let Some(stored) = Value::from_code(code) else {
                         fail(
                             to_fen(&pos),
                             format!("legal position without a value (code {code:#x})"),
                         );
                         continue;
                     };
-                    st.count(value, t.indexer.multiplicity(index) as u64, index);
                     let moves = tb.probe_moves(&pos)?;
+                    // The reader's rule (format 3 §5), the children's outcomes read from their
+                    // values here.
+                    let value = resolve(
+                        stored,
+                        || Ok::<_, ProbeError>(moves.iter().any(|m| m.for_mover() == WIN_AT_ONCE)),
+                        || moves.iter().any(|m| !m.capture),
+                    )?;
+                    if distance_implied(value) {
+                        at_once[turn].set(index);
+                    }
+                    let mult = t.indexer.multiplicity(index) as u64;
+                    st.count(value, mult, index);
+                    count_value(&mut hist, value, mult);
                     let expected = moves
                         .iter()
                         .map(|m| m.for_mover())
@@ -118,10 +139,23 @@ pub fn verify_table(
                     }
                 }
                 progress(codes.len() as u64);
-                Ok(st)
+                Ok((st, hist))
             })
-            .try_reduce(SideStats::default, |a, b| Ok(a.merge(b)))?;
+            .try_reduce(Default::default, |(a, ha), (b, hb)| {
+                Ok((a.merge(b), merge_histograms(ha, hb)))
+            })?;
         *stats = side_stats;
+        if hist != t.file.histogram(side) {
+            fail(
+                format!("value table of {}", t.file.path().display()),
+                format!(
+                    "side {} counts {:?} per (order, distance) but the entries give {:?}",
+                    side_char(side),
+                    t.file.histogram(side),
+                    hist
+                ),
+            );
+        }
         if *stats != h.sides[side] {
             fail(
                 format!("header of {}", t.file.path().display()),
@@ -134,7 +168,7 @@ pub fn verify_table(
             );
         }
     }
-    verify_orders(tb, material, &fail)?;
+    verify_orders(tb, material, &at_once, &fail)?;
     let mut failures = failures.into_inner().unwrap();
     failures.sort_by(|a, b| a.fen.cmp(&b.fen));
     Ok(Report {
@@ -158,12 +192,11 @@ fn rules_of(h: &crate::table::Header) -> Option<crate::fang::Rules> {
 fn verify_orders(
     tb: &Tablebase,
     material: Material,
+    at_once: &ByColor<Bitmap>,
     fail: &(dyn Fn(String, String) + Sync),
 ) -> Result<(), ProbeError> {
-    use crate::builder::entry::Bitmap;
     use crate::builder::graph::Graph;
     use crate::builder::rules::{affected, RuleState};
-    use crate::piece::ByColor;
     let t = tb.table(material)?;
     let h = t.file.header().clone();
     let Some(rules) = rules_of(&h).filter(|_| affected(material)) else {
@@ -179,9 +212,12 @@ fn verify_orders(
         for side in Color::ALL {
             (0..h.blocks_per_side()).into_par_iter().try_for_each(
                 |block| -> Result<(), ProbeError> {
-                    let codes = t.file.read_block(side.index(), block)?;
+                    let codes = t.file.read_stored(side.index(), block)?;
                     for (k, &code) in codes.iter().enumerate() {
                         let index = block * be + k as u64;
+                        if at_once[side].get(index) {
+                            continue; // of order 0, whatever it stores
+                        }
                         match Value::from_code(code) {
                             Some(Value::Draw) => open[side].set(index),
                             Some(Value::Decided { order, distance }) if order >= r => {

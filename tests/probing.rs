@@ -247,7 +247,7 @@ fn the_block_cache_stays_within_its_limit() {
         for side in 0..2 {
             for i in (0..ix.size()).step_by(997) {
                 if t.is_legal(side, i) {
-                    t.value_legal(side, i).unwrap();
+                    t.stored_legal(side, i).unwrap();
                     peak = peak.max(t.cached_bytes());
                 }
             }

@@ -8,7 +8,8 @@ use xqtb::builder::{build, BuildOptions, Silent};
 use xqtb::fang::xiangqi::Solver;
 use xqtb::fang::{Options, Rules};
 use xqtb::table::{table_path, RuleSet, TableFile};
-use xqtb::{Color, Material};
+use xqtb::tablebase::Tablebase;
+use xqtb::{Color, Material, Value};
 
 fn options(dir: &Path, rules: Rules) -> BuildOptions {
     let mut o = BuildOptions::new(dir);
@@ -40,12 +41,17 @@ fn assert_same_as_solver(dir: &Path, m: &str, rules: Rules) {
     let t = solver.solve(material).unwrap();
     let file = open(dir, m);
     assert_eq!(file.header().rule_set, RuleSet::of(rules));
+    let tb = Tablebase::open(dir).unwrap();
     let mut max_order = 0;
     let mut differ = 0;
     for side in Color::ALL {
+        let got: Vec<u32> = (0..file.header().blocks_per_side())
+            .flat_map(|b| tb.block_values(material, side.index(), b).unwrap())
+            .collect();
+        assert_eq!(got.len() as u64, t.indexer().size());
         for index in 0..t.indexer().size() {
             let want = t.entry(side, index);
-            let got = file.value(side.index(), index).unwrap();
+            let got = Value::from_code(got[index as usize]);
             if want != got {
                 differ += 1;
                 if differ < 10 {
@@ -214,8 +220,7 @@ mod infallible {
     use rand::{Rng, SeedableRng};
     use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
     use xqtb::chase::{chases, gives_check};
-    use xqtb::tablebase::Tablebase;
-    use xqtb::{Position, Value};
+    use xqtb::Position;
 
     /// Loser moves from a seed (r > 0, 0) that stayed at order r by a check or a chase.
     static PERPETUAL_MOVES: AtomicU64 = AtomicU64::new(0);
@@ -295,12 +300,19 @@ mod infallible {
     /// Won positions of order > 0 with the winner to move, every `step`-th.
     fn samples(dir: &Path, m: &str, step: usize) -> Vec<Position> {
         let file = open(dir, m);
+        let tb = Tablebase::open(dir).unwrap();
         let ix = xqtb::index::Indexer::new(m.parse().unwrap()).unwrap();
         let mut out = Vec::new();
         for side in Color::ALL {
+            let values: Vec<u32> = (0..file.header().blocks_per_side())
+                .flat_map(|b| {
+                    tb.block_values(m.parse().unwrap(), side.index(), b)
+                        .unwrap()
+                })
+                .collect();
             for index in 0..ix.size() {
                 if let Some(Value::Decided { order, distance }) =
-                    file.value(side.index(), index).unwrap()
+                    Value::from_code(values[index as usize])
                 {
                     if order > 0 && distance % 2 == 1 {
                         out.push(ix.decode(index, side).unwrap());
@@ -351,7 +363,6 @@ mod infallible {
 #[test]
 fn verify_rederives_every_orders_seeds() {
     use xqtb::table::TableWriter;
-    use xqtb::tablebase::Tablebase;
     use xqtb::verify::verify_table;
     let dir = tempfile::tempdir().unwrap();
     for m in ["KRKN", "KRKPP"] {
@@ -365,16 +376,21 @@ fn verify_rederives_every_orders_seeds() {
     let none = tempfile::tempdir().unwrap();
     build_in(none.path(), "KRKN", &options(none.path(), Rules::None), 2);
     let plain = open(none.path(), "KRKN");
+    let plain_tb = Tablebase::open(none.path()).unwrap();
     let h = plain.header().clone();
     let path = table_path(dir.path(), "KRKN".parse().unwrap());
     let mut w = TableWriter::create(&path, h.material, h.entries).unwrap();
     for side in 0..2 {
         for block in 0..h.blocks_per_side() {
-            w.write(side, &plain.read_block_raw(side, block).unwrap())
-                .unwrap();
+            w.write(
+                side,
+                &plain_tb.block_values(h.material, side, block).unwrap(),
+            )
+            .unwrap();
         }
     }
-    w.finish(RuleSet::DtcAsian, h.sides, 0).unwrap();
+    let hists = [plain.histogram(0), plain.histogram(1)];
+    w.finish(RuleSet::DtcAsian, h.sides, &hists, 0).unwrap();
     let tb = Tablebase::open(dir.path()).unwrap();
     let report = verify_table(&tb, "KRKN".parse().unwrap(), &|_| {}).unwrap();
     assert!(report.failure_count > 0);
@@ -382,6 +398,52 @@ fn verify_rederives_every_orders_seeds() {
         report.failures[0]
             .what
             .contains("maximum pattern left after the last order"),
+        "{:?}",
+        report.failures[0]
+    );
+}
+
+/// Format 3 leaves out the distances of values at once, so a table's distance histogram lives in
+/// its value table: `verify` recomputes it from the entries (resolved from their moves) and
+/// reports a value table that moves positions between two values, even with the totals (which
+/// the reader checks at open) unchanged.
+#[test]
+fn verify_checks_the_value_tables_counts() {
+    use xqtb::table::TableWriter;
+    use xqtb::verify::verify_table;
+    let dir = tempfile::tempdir().unwrap();
+    build_in(dir.path(), "KRKN", &options(dir.path(), Rules::None), 2);
+    let built = open(dir.path(), "KRKN");
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let h = built.header().clone();
+    let codes: Vec<Vec<u32>> = (0..2)
+        .map(|side| {
+            (0..h.blocks_per_side())
+                .flat_map(|b| tb.block_values(h.material, side, b).unwrap())
+                .collect()
+        })
+        .collect();
+    let mut hists = [built.histogram(0), built.histogram(1)];
+    assert!(
+        hists[0][&(0, 1)] > 0 && hists[0][&(0, 3)] > 0,
+        "{:?}",
+        hists[0]
+    );
+    *hists[0].get_mut(&(0, 1)).unwrap() -= 1;
+    *hists[0].get_mut(&(0, 3)).unwrap() += 1;
+    drop((built, tb));
+    let path = table_path(dir.path(), h.material);
+    let mut w = TableWriter::create(&path, h.material, h.entries).unwrap();
+    for (side, c) in codes.iter().enumerate() {
+        w.write(side, c).unwrap();
+    }
+    w.finish(RuleSet::DtcOrder0, h.sides, &hists, 0).unwrap();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let report = verify_table(&tb, h.material, &|_| {}).unwrap();
+    assert_eq!(report.failure_count, 1, "{:?}", report.failures);
+    assert!(
+        report.failures[0].fen.starts_with("value table of")
+            && report.failures[0].what.contains("side w"),
         "{:?}",
         report.failures[0]
     );

@@ -7,7 +7,7 @@ use super::work::{Work, WINDOW};
 use super::BuildError;
 use crate::index::Indexer;
 use crate::piece::Color;
-use crate::table::{RuleSet, SideStats, TableWriter};
+use crate::table::{count_value, merge_histograms, Histogram, RuleSet, SideStats, TableWriter};
 use crate::value::{Value, CODE_NONE};
 use rayon::prelude::*;
 use std::path::Path;
@@ -15,9 +15,10 @@ use std::sync::atomic::Ordering::Relaxed;
 
 /// Counts of one run of entries. Multiplicities change only between pairs, so they are looked
 /// up once per pair, not per entry.
-fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> SideStats {
+fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> (SideStats, Histogram) {
     let others = indexer.others_size();
     let mut st = SideStats::default();
+    let mut hist = Histogram::new();
     let mut boundary = first;
     let mut mult = 0u64;
     for (k, &code) in codes.iter().enumerate() {
@@ -28,9 +29,10 @@ fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> SideStats {
         }
         if let Some(v) = Value::from_code(code) {
             st.count(v, mult, index);
+            count_value(&mut hist, v, mult);
         }
     }
-    st
+    (st, hist)
 }
 
 /// Writes the table file at `path`; returns the legal positions of both sides.
@@ -45,6 +47,7 @@ pub fn write_table(
     let layout = work.layout;
     let mut w = TableWriter::create(path, work.material, layout.entries())?;
     let mut sides = [SideStats::default(); 2];
+    let mut hists = [Histogram::new(), Histogram::new()];
     progress.start(&format!("{} write", work.material), 2 * layout.entries());
     for side in Color::ALL {
         for c in 0..layout.chunks() {
@@ -59,17 +62,21 @@ pub fn write_table(
                     })
                     .collect()
             })?;
-            let st = codes
+            let (st, hist) = codes
                 .par_chunks(WINDOW)
                 .enumerate()
                 .map(|(k, run)| stats_of(indexer, base + (k * WINDOW) as u64, run))
-                .reduce(SideStats::default, SideStats::merge);
+                .reduce(Default::default, |(a, ha), (b, hb)| {
+                    (a.merge(b), merge_histograms(ha, hb))
+                });
             sides[side.index()] = sides[side.index()].merge(st);
+            let h = std::mem::take(&mut hists[side.index()]);
+            hists[side.index()] = merge_histograms(h, hist);
             w.write(side.index(), &codes)?;
             progress.advance(codes.len() as u64);
         }
     }
     progress.finish();
-    w.finish(rule_set, sides, max_order)?;
+    w.finish(rule_set, sides, &hists, max_order)?;
     Ok(sides[0].legal + sides[1].legal)
 }

@@ -1,9 +1,14 @@
 //! Final table files: one per material (both sides to move), laid out byte by byte in
-//! `formats/table.md`. Format 2: a fixed header (magic, versions, material, rule set, counts,
+//! `formats/table.md`. Format 3: a fixed header (magic, versions, material, rule set, counts,
 //! longest wins, completion record; its own crc32), then two streams of zstd-compressed blocks —
-//! distance symbols (DTC) and win/draw/loss (WDL), one byte per entry each — a value table
-//! mapping distance symbols to (order, distance / 2), a block index (offset, length, crc32 per
-//! block) and a trailer crc32 over the whole file.
+//! distance symbols (DTC, 4, 8 or 16 bits an entry) and win/draw/loss (WDL, 2 bits) — a value
+//! table mapping distance symbols to (order, distance / 2) with the positions holding each
+//! value, a block index (offset, length, crc32 per block) and a trailer crc32 over the whole
+//! file.
+//!
+//! The distances of wins and losses at once (`(0, 1)`, `(0, 0)`) are not stored: they follow
+//! from the position's moves ([`resolve`]), which is why [`TableFile`] returns *stored* values
+//! and `Tablebase::probe_dtc` the values.
 //!
 //! Entries that are not legal positions (collisions, the side not to move in check) are stored
 //! as "don't care": the writer repeats the previous entry's symbols there, which compresses
@@ -22,9 +27,11 @@ mod stats;
 mod write;
 
 pub use read::{cache_limit, Mapped, ReadAt, TableFile};
+pub use stats::{count_value, merge_histograms};
 pub use write::TableWriter;
 
 use crate::material::Material;
+use crate::value::{Outcome, Value};
 use byteorder::{ByteOrder, LittleEndian as LE};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -32,7 +39,7 @@ use thiserror::Error;
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"XQTB\x1aTBL";
 /// Version of the layout described in `formats/table.md`.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 /// Entries per compressed block (both streams). Larger blocks compress better (zstd finds
 /// repeats a whole defender placement apart: 8,100 entries in KRNKAABB) at the cost of a longer
 /// block decompression on a cache miss; measured in `formats/table.md` §13.
@@ -43,8 +50,9 @@ pub const MAX_BLOCK_ENTRIES: u32 = 1 << 22;
 pub const HEADER_LEN: usize = 256;
 /// Bytes of one block-index entry.
 pub const INDEX_ENTRY_LEN: usize = 16;
-/// Bytes of one value-table entry.
-pub const VALUE_ENTRY_LEN: usize = 4;
+/// Bytes of one value-table entry: order and half distance (u16 each), then positions won and
+/// lost at that value with Red to move and with Black to move (u64 each).
+pub const VALUE_ENTRY_LEN: usize = 36;
 
 /// The two streams of a table, in block-index order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,12 +78,71 @@ pub const WDL_LOSS: u8 = 0;
 pub const WDL_DRAW: u8 = 1;
 pub const WDL_WIN: u8 = 2;
 
+/// The outcome a (checked) WDL symbol stands for.
+pub fn wdl_outcome(w: u8) -> Outcome {
+    match w {
+        WDL_LOSS => Outcome::Loss,
+        WDL_DRAW => Outcome::Draw,
+        _ => Outcome::Win,
+    }
+}
+
 /// One value-table entry: the order and half the distance of a decided value (the WDL stream
 /// gives the parity: a win is at `2 · half + 1`, a loss at `2 · half`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Symbol {
     pub order: u16,
     pub half: u16,
+}
+
+/// How many positions hold one value-table entry's value: won (`2 · half + 1`) and lost
+/// (`2 · half`), indexed by side to move (0 Red, 1 Black). Written by the builder from the true
+/// values, so they count the entries whose distance is not stored (§5 of `formats/table.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SymbolCounts {
+    pub win: [u64; 2],
+    pub loss: [u64; 2],
+}
+
+/// Positions per decided value `(order, distance)` of one side to move.
+pub type Histogram = std::collections::BTreeMap<(u16, u16), u64>;
+
+/// A win at distance 1 of order 0: the side to move converts or mates at once.
+pub const WIN_AT_ONCE: Value = Value::Decided {
+    order: 0,
+    distance: 1,
+};
+/// A loss at distance 0 of order 0: no move, or every move a capture into a won position.
+pub const LOST_AT_ONCE: Value = Value::Decided {
+    order: 0,
+    distance: 0,
+};
+
+/// Is a decided value one whose distance the file does not store (format 3, §5)? A win at
+/// `(0, 1)` and a loss at `(0, 0)` follow from the position and its children's outcomes.
+pub fn distance_implied(v: Value) -> bool {
+    v == WIN_AT_ONCE || v == LOST_AT_ONCE
+}
+
+/// A legal position's value from the value its entry stores (format 3, §5). A win whose
+/// distance is not stored is a win at once: `wins_at_once` says whether the position has a
+/// capture into a position lost for the opponent or a quiet move into a position lost at
+/// `(0, 0)`; if so the value is `(0, 1)`, else the stored one. A loss without a legal quiet move
+/// (`has_quiet` false) can only be lost at `(0, 0)`: every move captures into a won position.
+/// One piece of code for every reader (the probing API, `verify`, `stats`), which differ only
+/// in how they learn the children's outcomes.
+pub fn resolve<E>(
+    stored: Value,
+    wins_at_once: impl FnOnce() -> Result<bool, E>,
+    has_quiet: impl FnOnce() -> bool,
+) -> Result<Value, E> {
+    Ok(match stored.outcome() {
+        Outcome::Draw => stored,
+        Outcome::Win if stored == WIN_AT_ONCE || !wins_at_once()? => stored,
+        Outcome::Win => WIN_AT_ONCE,
+        Outcome::Loss if has_quiet() => stored,
+        Outcome::Loss => LOST_AT_ONCE,
+    })
 }
 
 /// Which rules a table's values follow.
@@ -244,9 +311,10 @@ impl Header {
             return Err(TableError::BadMagic(path.to_owned()));
         }
         let version = LE::read_u32(&b[8..]);
-        if version == 1 {
+        if (1..FORMAT_VERSION).contains(&version) {
             return Err(TableError::OldFormat {
                 path: path.to_owned(),
+                version,
                 material: material_field(b).unwrap_or_else(|| "<MATERIAL>".into()),
             });
         }
@@ -374,11 +442,15 @@ pub enum TableError {
         supported: u32,
     },
     #[error(
-        "{path}: table format version 1, which this program no longer reads (it reads version \
-         2): rebuild it with `xqtb build {material} --dir <DIR>` (build replaces it), or read \
-         it with an xqtb release of format 1"
+        "{path}: table format version {version}, which this program no longer reads (it reads \
+         version 3): rebuild it with `xqtb build {material} --dir <DIR>` (build replaces it), \
+         or read it with an xqtb release of format {version}"
     )]
-    OldFormat { path: PathBuf, material: String },
+    OldFormat {
+        path: PathBuf,
+        version: u32,
+        material: String,
+    },
     #[error("{0}: header checksum mismatch (corrupted file)")]
     HeaderChecksum(PathBuf),
     #[error("{path}: bad header: {what}")]

@@ -5,8 +5,8 @@
 //! "don't care" symbols for illegal entries.
 
 use super::{
-    side_char, Header, Stream, Symbol, TableError, HEADER_LEN, INDEX_ENTRY_LEN, VALUE_ENTRY_LEN,
-    WDL_DRAW, WDL_LOSS, WDL_WIN,
+    side_char, wdl_outcome, Header, Histogram, Stream, Symbol, SymbolCounts, TableError,
+    HEADER_LEN, INDEX_ENTRY_LEN, VALUE_ENTRY_LEN, WDL_DRAW, WDL_WIN,
 };
 use crate::index::Indexer;
 use crate::piece::Color;
@@ -150,6 +150,8 @@ pub struct TableFile<R: ReadAt = Mapped> {
     header: Header,
     indexer: Indexer,
     values: Vec<Symbol>,
+    /// Positions holding each value-table entry's value, per side to move.
+    counts: Vec<SymbolCounts>,
     /// Decompressed blocks by (stream, side, block): WDL (2 bits an entry), or a distance block (a width
     /// byte, then the symbols).
     cache: Vec<Mutex<Shard>>,
@@ -234,11 +236,19 @@ impl<R: ReadAt> TableFile<R> {
         if crc32fast::hash(&tail) != header.index_crc {
             return Err(TableError::IndexChecksum(path.to_owned()));
         }
-        let values: Vec<Symbol> = tail[..header.symbols as usize * VALUE_ENTRY_LEN]
-            .chunks_exact(VALUE_ENTRY_LEN)
+        let entries =
+            tail[..header.symbols as usize * VALUE_ENTRY_LEN].chunks_exact(VALUE_ENTRY_LEN);
+        let values: Vec<Symbol> = entries
+            .clone()
             .map(|e| Symbol {
                 order: LE::read_u16(e),
                 half: LE::read_u16(&e[2..]),
+            })
+            .collect();
+        let counts: Vec<SymbolCounts> = entries
+            .map(|e| SymbolCounts {
+                win: [LE::read_u64(&e[4..]), LE::read_u64(&e[20..])],
+                loss: [LE::read_u64(&e[12..]), LE::read_u64(&e[28..])],
             })
             .collect();
         if let Some(s) = values
@@ -253,6 +263,23 @@ impl<R: ReadAt> TableFile<R> {
                 ),
             });
         }
+        for side in 0..2 {
+            let (win, loss) = counts.iter().fold((0u64, 0u64), |(w, l), c| {
+                (w.wrapping_add(c.win[side]), l.wrapping_add(c.loss[side]))
+            });
+            let st = &header.sides[side];
+            if (win, loss) != (st.win, st.loss) {
+                return Err(TableError::ValueTable {
+                    path: path.to_owned(),
+                    what: format!(
+                        "side {} counts {win} wins and {loss} losses, the header {} and {}",
+                        side_char(side),
+                        st.win,
+                        st.loss
+                    ),
+                });
+            }
+        }
         let (shards, shard_budget) = cache_plan(&header, cache_bytes);
         Ok(TableFile {
             path: path.to_owned(),
@@ -260,6 +287,7 @@ impl<R: ReadAt> TableFile<R> {
             header,
             indexer,
             values,
+            counts,
             cache: (0..shards)
                 .map(|_| {
                     Mutex::new(Shard {
@@ -288,6 +316,26 @@ impl<R: ReadAt> TableFile<R> {
     /// The value table: distance symbol → (order, half distance).
     pub fn values(&self) -> &[Symbol] {
         &self.values
+    }
+
+    /// Positions holding each value of the value table, won and lost, per side to move: the
+    /// table's distance histogram without reading a block.
+    pub fn value_counts(&self) -> &[SymbolCounts] {
+        &self.counts
+    }
+
+    /// One side's histogram, from [`TableFile::value_counts`]: positions per decided
+    /// `(order, distance)`.
+    pub fn histogram(&self, side: usize) -> Histogram {
+        let mut h = Histogram::new();
+        for (s, c) in self.values.iter().zip(&self.counts) {
+            for (distance, n) in [(2 * s.half + 1, c.win[side]), (2 * s.half, c.loss[side])] {
+                if n > 0 {
+                    h.insert((s.order, distance), n);
+                }
+            }
+        }
+        h
     }
 
     fn block_error(
@@ -420,20 +468,12 @@ impl<R: ReadAt> TableFile<R> {
             .is_some_and(|p| !p.opponent_in_check())
     }
 
-    fn outcome_of(w: u8) -> Outcome {
-        match w {
-            WDL_LOSS => Outcome::Loss,
-            WDL_DRAW => Outcome::Draw,
-            _ => Outcome::Win,
-        }
-    }
-
     /// The outcome of a legal position's entry, reading only the WDL stream. The caller has
     /// checked legality (as `Tablebase::probe` does before encoding); for an index that is not
     /// a legal position the answer means nothing.
     pub fn outcome_legal(&self, side: usize, index: u64) -> Result<Outcome, TableError> {
         let (block, k) = self.locate(side, index)?;
-        Ok(Self::outcome_of(wdl_at(
+        Ok(wdl_outcome(wdl_at(
             &self.cached(Stream::Wdl, side, block)?,
             k,
         )))
@@ -477,9 +517,11 @@ impl<R: ReadAt> TableFile<R> {
         })
     }
 
-    /// The value of a legal position's entry (WDL and distance streams). The caller has checked
+    /// The value a legal position's entry stores (WDL and distance streams). Not always the
+    /// position's value: a win at `(0, 1)` or a loss at `(0, 0)` stores an arbitrary distance
+    /// ([`super::resolve`] and `Tablebase::probe_dtc` give the value). The caller has checked
     /// legality; for an index that is not a legal position the answer means nothing.
-    pub fn value_legal(&self, side: usize, index: u64) -> Result<Value, TableError> {
+    pub fn stored_legal(&self, side: usize, index: u64) -> Result<Value, TableError> {
         let (block, k) = self.locate(side, index)?;
         let w = wdl_at(&self.cached(Stream::Wdl, side, block)?, k);
         if w == WDL_DRAW {
@@ -489,14 +531,14 @@ impl<R: ReadAt> TableFile<R> {
         self.decode_value(w, symbol_at(&d, k), side, block)
     }
 
-    /// The value of an entry; `None` if it is not a legal position (decided from the position,
-    /// [`TableFile::is_legal`]).
-    pub fn value(&self, side: usize, index: u64) -> Result<Option<Value>, TableError> {
+    /// The value an entry stores ([`TableFile::stored_legal`]); `None` if it is not a legal
+    /// position (decided from the position, [`TableFile::is_legal`]).
+    pub fn stored(&self, side: usize, index: u64) -> Result<Option<Value>, TableError> {
         self.locate(side, index)?;
         if !self.is_legal(side, index) {
             return Ok(None);
         }
-        self.value_legal(side, index).map(Some)
+        self.stored_legal(side, index).map(Some)
     }
 
     /// One block's raw WDL symbols (`WDL_LOSS`, `WDL_DRAW`, `WDL_WIN`), entries that are not
@@ -508,10 +550,10 @@ impl<R: ReadAt> TableFile<R> {
             .collect())
     }
 
-    /// One block's value codes ([`Value::code`]) with whatever the file holds for entries that
-    /// are not legal positions (a valid code, meaning nothing): for callers that decide
-    /// legality themselves.
-    pub fn read_block_raw(&self, side: usize, block: u64) -> Result<Vec<u32>, TableError> {
+    /// One block's stored value codes ([`Value::code`]; stored as in
+    /// [`TableFile::stored_legal`]) with whatever the file holds for entries that are not legal
+    /// positions (a valid code, meaning nothing): for callers that decide legality themselves.
+    pub fn read_stored_raw(&self, side: usize, block: u64) -> Result<Vec<u32>, TableError> {
         let w = self.read_wdl_block(side, block)?;
         let d = self.read_stream_block(Stream::Dtc, side, block)?;
         w.iter()
@@ -520,10 +562,10 @@ impl<R: ReadAt> TableFile<R> {
             .collect()
     }
 
-    /// One block's value codes ([`Value::code`]), [`CODE_NONE`] for entries that are not legal
-    /// positions.
-    pub fn read_block(&self, side: usize, block: u64) -> Result<Vec<u32>, TableError> {
-        let mut codes = self.read_block_raw(side, block)?;
+    /// One block's stored value codes ([`Value::code`]; stored as in
+    /// [`TableFile::stored_legal`]), [`CODE_NONE`] for entries that are not legal positions.
+    pub fn read_stored(&self, side: usize, block: u64) -> Result<Vec<u32>, TableError> {
+        let mut codes = self.read_stored_raw(side, block)?;
         let base = block * self.header.block_entries as u64;
         for (k, c) in codes.iter_mut().enumerate() {
             if !self.is_legal(side, base + k as u64) {
@@ -540,7 +582,7 @@ impl<R: ReadAt> TableFile<R> {
         self.verify_file_checksum()?;
         for side in 0..2 {
             for block in 0..self.header.blocks_per_side() {
-                self.read_block_raw(side, block)?;
+                self.read_stored_raw(side, block)?;
             }
         }
         Ok(())

@@ -1,7 +1,7 @@
 //! Accumulating a table's header counts from its entries: one piece of code for the builder's
 //! final write and for `verify`, which recomputes them.
 
-use super::{LongestWin, SideStats};
+use super::{Histogram, LongestWin, SideStats};
 use crate::value::{Outcome, Value};
 
 impl SideStats {
@@ -43,6 +43,23 @@ impl SideStats {
             },
         }
     }
+}
+
+/// Counts `mult` positions holding `value` in a histogram (decided values only).
+#[inline]
+pub fn count_value(hist: &mut Histogram, value: Value, mult: u64) {
+    if let Value::Decided { order, distance } = value {
+        *hist.entry((order, distance)).or_default() += mult;
+    }
+}
+
+/// Two histograms added (the larger one kept, the smaller one's counts added to it).
+pub fn merge_histograms(a: Histogram, b: Histogram) -> Histogram {
+    let (mut big, small) = if a.len() >= b.len() { (a, b) } else { (b, a) };
+    for (k, n) in small {
+        *big.entry(k).or_default() += n;
+    }
+    big
 }
 
 #[cfg(test)]

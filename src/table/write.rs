@@ -6,8 +6,8 @@
 //! once complete and synced (write to a temporary name, fsync, rename, fsync the directory).
 
 use super::{
-    Header, RuleSet, SideStats, Symbol, TableError, BLOCK_ENTRIES, HEADER_LEN, INDEX_ENTRY_LEN,
-    WDL_DRAW, WDL_LOSS, WDL_WIN,
+    distance_implied, Header, Histogram, RuleSet, SideStats, Symbol, TableError, BLOCK_ENTRIES,
+    HEADER_LEN, INDEX_ENTRY_LEN, WDL_DRAW, WDL_LOSS, WDL_WIN,
 };
 use crate::material::Material;
 use crate::value::Value;
@@ -171,9 +171,11 @@ impl TableWriter {
             let (w, d) = match Value::from_code(code) {
                 None => self.fill,
                 Some(Value::Draw) => (WDL_DRAW, self.fill.1),
-                Some(Value::Decided { order, distance }) => {
+                Some(v @ Value::Decided { order, distance }) => {
                     let w = if distance % 2 == 1 { WDL_WIN } else { WDL_LOSS };
-                    (w, self.symbol(order, distance))
+                    // Numbered even when not stored: the value table counts every value.
+                    let s = self.symbol(order, distance);
+                    (w, if distance_implied(v) { self.fill.1 } else { s })
                 }
             };
             if code != crate::value::CODE_NONE {
@@ -245,11 +247,13 @@ impl TableWriter {
     }
 
     /// Writes the WDL blocks, value table, block index, header and trailer, syncs, and renames
-    /// the file into place.
+    /// the file into place. `sides` and `histograms` count the positions of each side to move
+    /// (every decided value written must be in its side's histogram).
     pub fn finish(
         mut self,
         rule_set: RuleSet,
         sides: [SideStats; 2],
+        histograms: &[Histogram; 2],
         max_order: u16,
     ) -> Result<PathBuf, TableError> {
         assert_eq!(
@@ -261,12 +265,22 @@ impl TableWriter {
             self.put(&block)?;
         }
         let mut tail = Vec::with_capacity(
-            self.symbols.len() * 4 + (self.wdl_index.len() + self.dtc_index.len()) * 16,
+            self.symbols.len() * super::VALUE_ENTRY_LEN
+                + (self.wdl_index.len() + self.dtc_index.len()) * 16,
         );
         for s in &self.symbols {
             tail.extend_from_slice(&s.order.to_le_bytes());
             tail.extend_from_slice(&s.half.to_le_bytes());
+            for h in histograms {
+                let count = |distance: u16| h.get(&(s.order, distance)).copied().unwrap_or(0);
+                tail.extend_from_slice(&count(2 * s.half + 1).to_le_bytes());
+                tail.extend_from_slice(&count(2 * s.half).to_le_bytes());
+            }
         }
+        debug_assert!(histograms
+            .iter()
+            .flat_map(|h| h.keys())
+            .all(|&(order, d)| self.symbols.contains(&Symbol { order, half: d / 2 })));
         let index_offset = self.offset + tail.len() as u64;
         for &(offset, len, crc) in self.wdl_index.iter().chain(&self.dtc_index) {
             let mut e = [0u8; INDEX_ENTRY_LEN];
