@@ -347,7 +347,7 @@ pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, Pro
                     let mut tally = PawnTally::new();
                     for (k, &w) in t.file.read_wdl_block(side, block)?.iter().enumerate() {
                         let index = block * be + k as u64;
-                        let Some(pos) = t.indexer.decode(index, turn) else {
+                        let Some(pos) = t.indexer().decode(index, turn) else {
                             continue;
                         };
                         if pos.opponent_in_check() {
@@ -358,7 +358,7 @@ pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, Pro
                             most_advanced_pawn(&pos, Color::Black),
                         );
                         tally.entry(key).or_default()[wdl_outcome(w) as usize] +=
-                            t.indexer.multiplicity(index) as u64;
+                            t.indexer().multiplicity(index) as u64;
                     }
                     Ok(tally)
                 })
@@ -369,7 +369,7 @@ pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, Pro
         let longest = first_longest_wins(tb, &t, side, &hist)?;
         let decode =
             |order: u16, (distance, index): (u16, u64)| -> Result<LongestWin, ProbeError> {
-                let pos = t.indexer.decode(index, turn).ok_or_else(|| {
+                let pos = t.indexer().decode(index, turn).ok_or_else(|| {
                     ProbeError::Table(TableError::BadHeader {
                         path: t.file.path().to_owned(),
                         what: format!("entry {index} holds a win but is no position"),
@@ -466,7 +466,7 @@ fn first_longest_wins(
                 }
                 let index = block * be + k as u64;
                 let pos = t
-                    .indexer
+                    .indexer()
                     .decode(index, turn)
                     .expect("a legal entry decodes");
                 let v = crate::table::resolve(stored, || tb.wins_at_once(&pos), || true)?;
@@ -582,12 +582,15 @@ pub fn table_summary(
                 if best.as_ref().is_some_and(|b| b.distance >= l.distance) {
                     continue;
                 }
-                let pos = t.indexer.decode(l.index, Color::ALL[side]).ok_or_else(|| {
-                    ProbeError::Table(TableError::BadHeader {
-                        path: t.file.path().to_owned(),
-                        what: format!("longest win at entry {} is no position", l.index),
-                    })
-                })?;
+                let pos = t
+                    .indexer()
+                    .decode(l.index, Color::ALL[side])
+                    .ok_or_else(|| {
+                        ProbeError::Table(TableError::BadHeader {
+                            path: t.file.path().to_owned(),
+                            what: format!("longest win at entry {} is no position", l.index),
+                        })
+                    })?;
                 best = Some(LongestWin {
                     order: l.order,
                     distance: l.distance,

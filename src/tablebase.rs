@@ -72,10 +72,17 @@ pub enum ProbeError {
     NoValue { material: Material, fen: String },
 }
 
-/// An open table with its indexer.
+/// An open table.
 pub struct OpenTable {
+    /// The table file (stored values; [`Tablebase::probe_dtc`] resolves them).
     pub file: TableFile,
-    pub indexer: Indexer,
+}
+
+impl OpenTable {
+    /// The index of the table's material (the file's own: it checked the index size at open).
+    pub fn indexer(&self) -> &Indexer {
+        self.file.indexer()
+    }
 }
 
 /// Tables in one directory, opened on first use.
@@ -173,19 +180,7 @@ impl Tablebase {
             }
             .into());
         }
-        let indexer = Indexer::new(material)?;
-        if file.header().entries != indexer.size() {
-            return Err(TableError::BadHeader {
-                path,
-                what: format!(
-                    "{} entries per side, the index of {material} has {}",
-                    file.header().entries,
-                    indexer.size()
-                ),
-            }
-            .into());
-        }
-        let t = Arc::new(OpenTable { file, indexer });
+        let t = Arc::new(OpenTable { file });
         self.open.lock().unwrap().insert(material, t.clone());
         Ok(t)
     }
@@ -224,7 +219,7 @@ impl Tablebase {
             };
             let index = block * be + k as u64;
             let pos = t
-                .indexer
+                .indexer()
                 .decode(index, crate::piece::Color::ALL[side])
                 .expect("a legal entry decodes");
             *c = crate::table::resolve(
@@ -284,7 +279,7 @@ impl Tablebase {
             &flipped
         };
         let t = self.table(material)?;
-        let index = t.indexer.encode(p)?;
+        let index = t.indexer().encode(p)?;
         // `p` is legal (checked above): its entry holds its value.
         Ok(read(&t, p.turn().index(), index)?)
     }

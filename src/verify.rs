@@ -96,7 +96,7 @@ pub fn verify_table(
                 for (k, &code) in codes.iter().enumerate() {
                     let index = block * be + k as u64;
                     let pos = t
-                        .indexer
+                        .indexer()
                         .decode(index, turn)
                         .filter(|p| !p.opponent_in_check());
                     let Some(pos) = pos else {
@@ -120,7 +120,7 @@ pub fn verify_table(
                     if distance_implied(value) {
                         at_once[turn].set(index);
                     }
-                    let mult = t.indexer.multiplicity(index) as u64;
+                    let mult = t.indexer().multiplicity(index) as u64;
                     st.count(value, mult, index);
                     count_value(&mut hist, value, mult);
                     let expected = moves
@@ -237,7 +237,7 @@ fn verify_orders(
     };
     let graph = Graph::new(crate::index::Indexer::new(material)?);
     let (open, _) = sets(1)?;
-    let drawn = drawn_captures(tb, &t.indexer, &open)?;
+    let drawn = drawn_captures(tb, t.indexer(), &open)?;
     let mut state = match RuleState::with_drawn(material, rules, drawn) {
         Ok(s) => s,
         Err(e) => {
@@ -272,7 +272,7 @@ fn verify_orders(
                     let index = w as u64 * 64 + bits.trailing_zeros() as u64;
                     bits &= bits - 1;
                     let fen = t
-                        .indexer
+                        .indexer()
                         .decode(index, side)
                         .map(|p| to_fen(&p))
                         .unwrap_or_default();
