@@ -4,7 +4,8 @@
 //! page cache as well (the table's pages evicted). Each probe is what an engine does: find the
 //! table, encode the position, read the entry; a DTC probe of a win whose distance the file
 //! does not store (a win at once, format 3) also probes the WDL of the children that could
-//! prove it.
+//! prove it. The file layer's probes (a `TableFile`'s WDL symbol and stored value, as format 2's
+//! figures in formats/table.md §13 were measured) are timed warm as well.
 //!
 //! `cargo bench --bench probe`. Tables are taken from `$XQTB_BENCH_TABLES` (default
 //! `target/bench-tables`) and built there first if missing or of an older format (about a minute and a
@@ -14,6 +15,7 @@
 use criterion::{black_box, criterion_group, criterion_main, BatchSize, Criterion, Throughput};
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
+use xqtb::table::TableFile;
 use xqtb::tablebase::Tablebase;
 use xqtb::{Color, Indexer, Material, Position};
 
@@ -60,6 +62,19 @@ fn dtc(tb: &Tablebase, p: &Position) -> u32 {
     tb.probe_dtc(p).unwrap().code()
 }
 
+/// The file layer alone (format 2's figures were measured so): the WDL symbol, and the stored
+/// value (no look at the moves).
+fn file_wdl(t: &TableFile, ix: &Indexer, p: &Position) -> u8 {
+    t.outcome_legal(p.turn().index(), ix.encode(p).unwrap())
+        .unwrap() as u8
+}
+
+fn file_stored(t: &TableFile, ix: &Indexer, p: &Position) -> u32 {
+    t.stored_legal(p.turn().index(), ix.encode(p).unwrap())
+        .unwrap()
+        .code()
+}
+
 fn bench_probe(c: &mut Criterion) {
     let dir = tables();
     let path = xqtb::table::table_path(&dir, "KRNKAABB".parse().unwrap());
@@ -74,6 +89,27 @@ fn bench_probe(c: &mut Criterion) {
     let mut g = c.benchmark_group("probe KRNKAABB");
     g.sample_size(20);
     g.throughput(Throughput::Elements(positions.len() as u64));
+    let file = TableFile::open(&path, 1 << 30).unwrap();
+    for p in &positions {
+        black_box(file_stored(&file, &ix, p));
+    }
+    g.bench_function("file layer: WDL, warm cache (probes/s)", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|p| file_wdl(&file, &ix, p) as u64)
+                .sum::<u64>()
+        })
+    });
+    g.bench_function("file layer: stored DTC, warm cache (probes/s)", |b| {
+        b.iter(|| {
+            positions
+                .iter()
+                .map(|p| file_stored(&file, &ix, p) as u64)
+                .sum::<u64>()
+        })
+    });
+    drop(file);
     g.bench_function("WDL, warm cache (probes/s)", |b| {
         b.iter(|| positions.iter().map(|p| wdl(&warm, p) as u64).sum::<u64>())
     });
@@ -81,6 +117,18 @@ fn bench_probe(c: &mut Criterion) {
         b.iter(|| positions.iter().map(|p| dtc(&warm, p) as u64).sum::<u64>())
     });
     g.throughput(Throughput::Elements(1));
+    let mut k = 0;
+    let mut next_file = || {
+        k = (k + 7919) % positions.len();
+        (TableFile::open(&path, 1 << 20).unwrap(), &positions[k])
+    };
+    g.bench_function("file layer: WDL, cold cache (one probe)", |b| {
+        b.iter_batched(
+            &mut next_file,
+            |(t, p)| (file_wdl(&t, &ix, p), t),
+            BatchSize::PerIteration,
+        )
+    });
     let mut k = 0;
     let mut next = || {
         k = (k + 7919) % positions.len();

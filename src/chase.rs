@@ -18,6 +18,7 @@ use thiserror::Error;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
 #[error("{mv} is not a legal move in this position")]
 pub struct IllegalMove {
+    /// The rejected move.
     pub mv: Move,
 }
 

@@ -8,9 +8,13 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 #[error("{what} needs {} MiB free in {}, but only {} MiB are free", needed.div_ceil(1 << 20), path.display(), free >> 20)]
 pub struct SpaceError {
+    /// What needs the space (for the message), e.g. the table being built.
     pub what: String,
+    /// The path whose filesystem was checked.
     pub path: PathBuf,
+    /// Bytes needed.
     pub needed: u64,
+    /// Bytes an unprivileged user may still write there.
     pub free: u64,
 }
 

@@ -11,34 +11,69 @@ pub const START_FEN: &str = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/R
 /// Why a position string was rejected.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum ParseError {
+    /// The string is empty (or only whitespace).
     #[error("empty position string")]
     Empty,
+    /// The FEN board field does not have 10 ranks; the number it has.
     #[error("FEN has {0} ranks, expected 10 (separated by '/')")]
     RankCount(usize),
+    /// A rank does not describe exactly 9 points.
     #[error("rank {rank} describes {len} points, expected 9")]
-    RankLength { rank: u8, len: usize },
+    RankLength {
+        /// The rank, 0–9 from Red's side.
+        rank: u8,
+        /// The number of points it describes (in a query string: up to the end of the
+        /// offending run).
+        len: usize,
+    },
+    /// A character that is neither a digit nor a piece letter of the notation.
     #[error("unknown piece letter {0:?}")]
     UnknownLetter(char),
+    /// The FEN side-to-move field is not recognised; the field as found.
     #[error("side to move must be 'w' (Red) or 'b' (Black), found {0:?}")]
     BadSide(String),
+    /// A side has a second king.
     #[error("{color:?} has two kings")]
-    TwoKings { color: Color },
+    TwoKings {
+        /// The side with two kings.
+        color: Color,
+    },
+    /// A side has no king.
     #[error("{color:?} has no king")]
-    NoKing { color: Color },
+    NoKing {
+        /// The side without a king.
+        color: Color,
+    },
+    /// A side has more pieces of a role than the game allows.
     #[error("{color:?} has more than {max} {role}s", role = .role.name())]
-    TooMany { color: Color, role: Role, max: u8 },
+    TooMany {
+        /// The side.
+        color: Color,
+        /// The role with too many pieces.
+        role: Role,
+        /// The most pieces of that role a side may have.
+        max: u8,
+    },
+    /// A piece stands on a point it can never reach (palace, elephant points, pawn ranks).
     #[error("{color:?} {role} on {square}, a point it can never occupy", role = .role.name())]
     BadSquare {
+        /// The piece's side.
         color: Color,
+        /// The piece's role.
         role: Role,
+        /// The point it stands on.
         square: Square,
     },
+    /// The side not to move (given) is in check, so the position cannot arise.
     #[error("illegal position: {0:?}, the side not to move, is in check")]
     OpponentInCheck(Color),
+    /// A query string describes other than 90 points; the number it describes.
     #[error("position string has {0} points, expected 90")]
     PointCount(usize),
+    /// Text after a complete query-string board (other than the side and view markers).
     #[error("unexpected {0:?} after the board")]
     Trailing(String),
+    /// A `0` run of empty points inside the board.
     #[error("a run of 0 empty points inside the board (in a query string, 0 only ends it: Black to move)")]
     ZeroRun,
 }

@@ -218,6 +218,7 @@ pub struct Ray {
 }
 
 impl Ray {
+    /// The ray's points, nearest first.
     #[inline]
     pub fn squares(&self) -> &[u8] {
         &self.sq[..self.len as usize]
@@ -246,13 +247,21 @@ const fn rays() -> [[Ray; 4]; 90] {
     t
 }
 
+/// King steps from each point: one point orthogonally, inside the palace.
 pub static KING_STEPS: [Steps<4>; 90] = palace_steps(ORTHO);
+/// Advisor steps from each point: one point diagonally, inside the palace.
 pub static ADVISOR_STEPS: [Steps<4>; 90] = palace_steps(DIAG);
+/// Elephant steps from each point (two points diagonally, not across the river), with the eye.
 pub static ELEPHANT_STEPS: [Steps<4>; 90] = elephant_steps();
+/// Horse jumps from each point, with the leg.
 pub static HORSE_STEPS: [Steps<8>; 90] = horse_steps();
+/// Horse jumps into each point: the origins, with the leg of each jump.
 pub static HORSE_SOURCES: [Steps<8>; 90] = horse_sources();
+/// Pawn steps from each point, per colour (0 Red, 1 Black).
 pub static PAWN_STEPS: [[Steps<3>; 90]; 2] = [pawn_steps(0), pawn_steps(1)];
+/// Points from which a pawn of each colour (0 Red, 1 Black) steps onto each point.
 pub static PAWN_SOURCES: [[Steps<3>; 90]; 2] = [pawn_sources(0), pawn_sources(1)];
+/// The four orthogonal rays from each point: rank up, rank down, file up, file down.
 pub static RAYS: [[Ray; 4]; 90] = rays();
 
 /// The points of each ray as a bit set (bit `s` for point `s`), to find the first pieces along

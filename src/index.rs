@@ -23,16 +23,28 @@ use thiserror::Error;
 /// Version of the index scheme; stored in table headers.
 pub const INDEX_SCHEME_VERSION: u32 = 1;
 
+/// Why a position could not be indexed, or an index not built.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum IndexError {
+    /// The position's material is not the indexer's.
     #[error("position has material {found}, the index is for {expected}")]
-    WrongMaterial { expected: Material, found: Material },
+    WrongMaterial {
+        /// The indexer's material.
+        expected: Material,
+        /// The position's material.
+        found: Material,
+    },
+    /// A piece stands on a point outside its role's domain, which the index does not number.
     #[error("{color:?} {role} on {square}, a point it can never occupy", role = .role.name())]
     BadSquare {
+        /// The piece's side.
         color: Color,
+        /// The piece's role.
         role: Role,
+        /// The point it stands on.
         square: Square,
     },
+    /// The material's index would not fit in a `u64`.
     #[error("the index of {0} would have more than 2^64 entries")]
     TooLarge(Material),
 }
@@ -394,6 +406,8 @@ pub struct Indexer {
 }
 
 impl Indexer {
+    /// Builds the index of `material` (its tables of defender placements and attacker
+    /// groups); [`IndexError::TooLarge`] if it would have more than 2^64 entries.
     pub fn new(material: Material) -> Result<Indexer, IndexError> {
         let def = |c: Color| {
             Defenders::new(
@@ -498,6 +512,7 @@ impl Indexer {
         })
     }
 
+    /// The material this index numbers.
     pub fn material(&self) -> Material {
         self.material
     }
@@ -768,6 +783,7 @@ pub struct Decoder<'a> {
 }
 
 impl<'a> Decoder<'a> {
+    /// A decoder for `ix`, with no pair's defenders cached yet.
     pub fn new(ix: &'a Indexer) -> Decoder<'a> {
         Decoder {
             ix,

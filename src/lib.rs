@@ -35,6 +35,7 @@
 //! assert!(back == pos || back == pos.mirror());
 //! ```
 
+#![warn(missing_docs)]
 pub mod builder;
 pub mod chase;
 pub mod diskspace;

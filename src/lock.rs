@@ -17,11 +17,20 @@ pub const LOCK_FILE: &str = ".xqtb.lock";
 /// Why a lock was not taken.
 #[derive(Debug, Error)]
 pub enum LockError {
+    /// Another process holds the lock.
     #[error("{dir} is in use by another xqtb build ({holder}); wait for it to finish, or run with --wait")]
-    Busy { dir: PathBuf, holder: String },
+    Busy {
+        /// The locked directory.
+        dir: PathBuf,
+        /// The holder's process id and command line, as it wrote them in the lock file.
+        holder: String,
+    },
+    /// Opening, locking or writing the lock file failed.
     #[error("cannot lock {path}: {source}")]
     Io {
+        /// The lock file.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
@@ -109,6 +118,7 @@ impl DirLock {
         Ok(self)
     }
 
+    /// The lock file's path (`<dir>/.xqtb.lock`).
     pub fn path(&self) -> &Path {
         &self.path
     }

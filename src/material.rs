@@ -10,19 +10,33 @@ use thiserror::Error;
 /// Why a material signature was rejected.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum MaterialError {
+    /// The signature (given) does not start with `K`.
     #[error("material {0:?} must start with K (Red's king)")]
     NoRedKing(String),
+    /// The signature (given) has no second `K` to start Black's pieces.
     #[error("material {0:?} has no second K: Black's pieces start with Black's king")]
     NoBlackKing(String),
+    /// The signature (given) has more than two `K`s.
     #[error("material {0:?}: a third king")]
     ThirdKing(String),
+    /// A letter that is not one of K R C N P A B.
     #[error("material {text:?}: unknown piece letter {letter:?} (use K R C N P A B)")]
-    UnknownLetter { text: String, letter: char },
+    UnknownLetter {
+        /// The signature as given.
+        text: String,
+        /// The offending letter (upper-cased).
+        letter: char,
+    },
+    /// One side has more pieces of a role than the game allows.
     #[error("material {text:?}: {count} {role}s for one side, at most {max}", role = .role.name())]
     TooMany {
+        /// The signature as given.
         text: String,
+        /// The role with too many pieces.
         role: Role,
+        /// The count reached when the limit was passed.
         count: u8,
+        /// The most pieces of that role a side may have.
         max: u8,
     },
 }
@@ -35,6 +49,7 @@ pub struct Material {
 }
 
 impl Material {
+    /// How many pieces of `role` `color` has (1 for the king).
     pub fn count(&self, color: Color, role: Role) -> u8 {
         self.counts[color.index()][role as usize]
     }
@@ -68,6 +83,7 @@ impl Material {
         }
     }
 
+    /// Whether this is the orientation its table is stored under (see [`Material::canonical`]).
     pub fn is_canonical(&self) -> bool {
         self.canonical() == *self
     }

@@ -5,18 +5,23 @@ use std::fmt;
 /// A side. Red moves first and sits on ranks 0–4; Black on ranks 5–9.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Color {
+    /// Red (upper-case FEN letters), who moves first; side 0.
     Red = 0,
+    /// Black (lower-case FEN letters); side 1.
     Black = 1,
 }
 
 impl Color {
+    /// Both sides, Red first.
     pub const ALL: [Color; 2] = [Color::Red, Color::Black];
 
+    /// 0 for Red, 1 for Black: the index of per-side arrays.
     #[inline]
     pub const fn index(self) -> usize {
         self as usize
     }
 
+    /// The opposite side (also `!color`).
     #[inline]
     pub const fn other(self) -> Color {
         match self {
@@ -81,12 +86,21 @@ impl<T> std::ops::IndexMut<Color> for ByColor<T> {
 /// A kind of piece.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Role {
+    /// The king (general): steps orthogonally inside its palace. Letter `K`.
     King = 1,
+    /// The rook (chariot): slides orthogonally. Letter `R`.
     Rook = 2,
+    /// The cannon: moves like a rook, captures by jumping exactly one screen. Letter `C`.
     Cannon = 3,
+    /// The horse: one step orthogonally then one diagonally, blocked by a piece on its leg.
+    /// Letter `N`.
     Horse = 4,
+    /// The pawn (soldier): steps forward; once across the river, also sideways. Letter `P`.
     Pawn = 5,
+    /// The advisor: steps diagonally inside its palace. Letter `A`.
     Advisor = 6,
+    /// The elephant: two points diagonally, blocked at the eye, never across the river.
+    /// Letter `B`.
     Elephant = 7,
 }
 
@@ -102,6 +116,7 @@ impl Role {
         Role::Elephant,
     ];
 
+    /// The role with discriminant `v` (1–7, as in [`Piece::code`]'s low bits); `None` otherwise.
     #[inline]
     pub const fn from_u8(v: u8) -> Option<Role> {
         Some(match v {
@@ -171,11 +186,13 @@ impl Role {
 pub struct Piece(u8);
 
 impl Piece {
+    /// The piece of `color` and `role`.
     #[inline]
     pub const fn new(color: Color, role: Role) -> Piece {
         Piece((role as u8) | ((color as u8) << 3))
     }
 
+    /// The packed byte (1–7 for Red, 9–15 for Black), used to index per-piece tables.
     #[inline]
     pub const fn code(self) -> u8 {
         self.0
@@ -190,6 +207,7 @@ impl Piece {
         }
     }
 
+    /// The piece's side.
     #[inline]
     pub const fn color(self) -> Color {
         if self.0 & 8 == 0 {
@@ -199,6 +217,7 @@ impl Piece {
         }
     }
 
+    /// The piece's role.
     #[inline]
     pub const fn role(self) -> Role {
         match Role::from_u8(self.0 & 7) {

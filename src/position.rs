@@ -13,11 +13,14 @@ use std::fmt;
 /// A move from one point to another, printed in UCCI form (`h2e2`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Move {
+    /// The point the piece leaves.
     pub from: Square,
+    /// The point the piece goes to (capturing whatever stands there).
     pub to: Square,
 }
 
 impl Move {
+    /// The move from `from` to `to`.
     #[inline]
     pub const fn new(from: Square, to: Square) -> Move {
         Move { from, to }
@@ -52,6 +55,7 @@ pub struct Undo {
 }
 
 impl Undo {
+    /// The piece the move captured, if any.
     pub fn captured(self) -> Option<Piece> {
         Piece::from_code(self.captured)
     }
@@ -95,16 +99,19 @@ impl Position {
         crate::fen::parse_fen(crate::fen::START_FEN).expect("start FEN is valid")
     }
 
+    /// The side to move.
     #[inline]
     pub fn turn(&self) -> Color {
         self.turn
     }
 
+    /// Sets the side to move, leaving the pieces as they are.
     #[inline]
     pub fn set_turn(&mut self, turn: Color) {
         self.turn = turn;
     }
 
+    /// The piece on `sq`, if any.
     #[inline]
     pub fn piece_at(&self, sq: Square) -> Option<Piece> {
         Piece::from_code(self.board[sq.index()])

@@ -13,7 +13,9 @@ use crate::square::Square;
 /// A parsed query string: the position, and whether the board is to be shown from Black's side.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct QueryPosition {
+    /// The position, with the side to move (Black if the string ends in `0`).
     pub position: Position,
+    /// The string ended in `:`: show the board from Black's side.
     pub black_view: bool,
 }
 

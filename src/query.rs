@@ -43,10 +43,13 @@ pub struct MoveEntry {
     /// UCCI, e.g. `h2e2`.
     #[serde(rename = "move")]
     pub ucci: String,
+    /// The move captures (a conversion).
     pub capture: bool,
     /// `win`, `draw` or `loss` for the side to move after the move.
     pub result: &'static str,
+    /// The order of the position after the move; null for a draw.
     pub order: Option<u16>,
+    /// Its distance to conversion in plies, for the side to move there; null for a draw.
     pub distance: Option<u16>,
     /// One of the best moves (the classic `*`).
     pub best: bool,
@@ -67,17 +70,23 @@ pub struct MoveEntry {
 /// A position's value and every legal move, best first.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct ProbeResult {
+    /// The position as FEN.
     pub fen: String,
     /// The classic query system's position string.
     pub qstring: String,
+    /// The position's material signature, e.g. `KRKA` (as on the board, not canonicalised).
     pub material: String,
     /// The side to move: `w` Red, `b` Black.
     pub side: &'static str,
+    /// The side to move is in check (facing kings included).
     pub in_check: bool,
+    /// `win`, `draw` or `loss` for the side to move.
     pub result: &'static str,
+    /// The value's order; null for a draw.
     pub order: Option<u16>,
     /// Plies to conversion (capture or mate); null for a draw.
     pub distance: Option<u16>,
+    /// Every legal move, best first.
     pub moves: Vec<MoveEntry>,
 }
 
@@ -142,26 +151,39 @@ pub fn probe(tb: &Tablebase, pos: &Position) -> Result<ProbeResult, ProbeError> 
 /// One ply of the principal line.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct LineStep {
+    /// UCCI, e.g. `h2e2`.
     #[serde(rename = "move")]
     pub ucci: String,
+    /// WXF notation, e.g. `C2=5`.
     pub wxf: String,
+    /// Traditional Chinese notation, e.g. `炮二平五`.
     pub zh: String,
+    /// The move captures (it ends the line).
     pub capture: bool,
+    /// The move gives check (facing kings included).
     pub check: bool,
     /// The position after the move and its value for the side to move there.
     pub fen: String,
+    /// `win`, `draw` or `loss` for the side to move after the move.
     pub result: &'static str,
+    /// The order of the position after the move; null for a draw.
     pub order: Option<u16>,
+    /// Its distance to conversion in plies; null for a draw.
     pub distance: Option<u16>,
 }
 
 /// The principal line from a position.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Mainline {
+    /// The starting position as FEN.
     pub fen: String,
+    /// `win`, `draw` or `loss` for its side to move.
     pub result: &'static str,
+    /// Its value's order; null for a draw.
     pub order: Option<u16>,
+    /// Its distance to conversion in plies (the full line's length); null for a draw.
     pub distance: Option<u16>,
+    /// The plies shown, at most the limit asked for.
     pub steps: Vec<LineStep>,
     /// Why the line stops: `conversion` (its last move captures), `mate` (the side to move is
     /// checkmated), `stalemate` (the side to move has no move and is not in check), `draw` (the
@@ -214,16 +236,22 @@ pub fn mainline(tb: &Tablebase, pos: &Position, limit: usize) -> Result<Mainline
 /// A longest win: its value and an example position.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct LongestWin {
+    /// The win's order.
     pub order: u16,
+    /// Its distance in plies.
     pub distance: u16,
+    /// A position holding it (the one at the smallest index), as FEN.
     pub fen: String,
 }
 
 /// Positions at one (order, distance).
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct HistogramEntry {
+    /// The order.
     pub order: u16,
+    /// The distance in plies: odd a win for the side to move, even a loss.
     pub distance: u16,
+    /// Positions holding that value.
     pub positions: u64,
 }
 
@@ -235,9 +263,13 @@ pub struct PawnRanks {
     pub red: Option<u8>,
     /// The same for Black's most advanced pawn, counted from Black's back rank.
     pub black: Option<u8>,
+    /// Legal positions with these pawn ranks.
     pub legal: u64,
+    /// Of them, positions won for the side to move.
     pub win: u64,
+    /// Of them, drawn positions.
     pub draw: u64,
+    /// Of them, positions lost for the side to move.
     pub loss: u64,
 }
 
@@ -246,8 +278,11 @@ pub struct PawnRanks {
 pub struct SideStats {
     /// Legal positions (real positions: mirror images both).
     pub legal: u64,
+    /// Positions won for the side to move.
     pub win: u64,
+    /// Drawn positions.
     pub draw: u64,
+    /// Positions lost for the side to move.
     pub loss: u64,
     /// The longest win of the lowest order holding one, with an example position.
     pub longest_win: Option<LongestWin>,
@@ -263,11 +298,17 @@ pub struct SideStats {
 /// A table's statistics per side to move.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct TableStats {
+    /// The table's (canonical) material, e.g. `KRKA`.
     pub material: String,
+    /// The table's file name, e.g. `KRKA.xqtb`.
     pub file: String,
+    /// The file's length in bytes.
     pub file_bytes: u64,
+    /// The rule set the values follow (`dtc-order0`, `dtc-check` or `dtc-asian`).
     pub rule_set: &'static str,
+    /// The highest order in the table.
     pub max_order: u16,
+    /// The statistics of each side to move.
     pub sides: Sides,
     /// Per order, both sides to move together: positions won and lost at it, and its longest
     /// win (Fang's levels; the seed's statistics page).
@@ -277,9 +318,13 @@ pub struct TableStats {
 /// One order's positions, both sides to move.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct OrderStats {
+    /// The order.
     pub order: u16,
+    /// Positions (both sides to move) won for the side to move at this order.
     pub win: u64,
+    /// Positions (both sides to move) lost for the side to move at this order.
     pub loss: u64,
+    /// The longest win of this order (either side to move); null if it has no wins.
     pub longest_win: Option<LongestWin>,
 }
 
@@ -526,8 +571,11 @@ fn order_stats(stats: &TableStats) -> Vec<OrderStats> {
 /// One table in a directory, as the tables page lists it.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct TableSummary {
+    /// The table's (canonical) material, e.g. `KRKA`.
     pub material: String,
+    /// The table's file name, e.g. `KRKA.xqtb`.
     pub file: String,
+    /// The file's length in bytes.
     pub file_bytes: u64,
     /// Legal positions, both sides to move.
     pub positions: u64,
@@ -535,6 +583,7 @@ pub struct TableSummary {
     pub red_win_pct: f64,
     /// Percent of Black-to-move positions that are draws.
     pub black_draw_pct: f64,
+    /// The highest order in the table.
     pub max_order: u16,
     /// The longest win of each order (either side to move), lowest order first.
     pub longest_wins: Vec<LongestWin>,

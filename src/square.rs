@@ -35,16 +35,19 @@ impl Square {
         Square(rank * 9 + file)
     }
 
+    /// The point's number, `rank * 9 + file` (0–89).
     #[inline]
     pub const fn index(self) -> usize {
         self.0 as usize
     }
 
+    /// The file, 0–8 (a–i) from Red's left.
     #[inline]
     pub const fn file(self) -> u8 {
         self.0 % 9
     }
 
+    /// The rank, 0–9 from Red's back rank.
     #[inline]
     pub const fn rank(self) -> u8 {
         self.0 / 9
@@ -71,6 +74,7 @@ impl Square {
         Some(Square::from_coords(b[0] - b'a', b[1] - b'0'))
     }
 
+    /// All 90 points, in increasing index order (a0, b0, …, i9).
     pub fn all() -> impl Iterator<Item = Square> {
         (0..90u8).map(Square)
     }

@@ -48,28 +48,47 @@ use thiserror::Error;
 /// Why a position could not be probed.
 #[derive(Debug, Error)]
 pub enum ProbeError {
+    /// The directory has no table file for the position's material.
     #[error("no table for material {material}: {} not found (build it with `xqtb build {material} --dir {}`)", path.display(), dir.display())]
     Missing {
+        /// The missing table's (canonical) material.
         material: Material,
+        /// The tablebase directory.
         dir: PathBuf,
         /// The file the table would be in.
         path: PathBuf,
     },
+    /// Following best moves did not bring the distance down: the tables contradict each other.
     #[error("the principal line reaches {fen}, whose value is no closer to conversion than its parent's (corrupted or wrong table)")]
-    Inconsistent { fen: String },
+    Inconsistent {
+        /// The position (FEN) where the distance failed to shrink.
+        fen: String,
+    },
+    /// The tablebase directory is missing or not a directory.
     #[error("cannot open the table directory {}: {source}", dir.display())]
     Directory {
+        /// The directory given.
         dir: PathBuf,
+        /// The I/O error (`NotADirectory` for a path that is not one).
         source: std::io::Error,
     },
+    /// The position is illegal (the side not to move is in check): no table holds a value for it.
     #[error("position is illegal: the side not to move is in check")]
     Illegal,
+    /// Opening or reading a table file failed.
     #[error(transparent)]
     Table(#[from] TableError),
+    /// The position could not be indexed in its table.
     #[error(transparent)]
     Index(#[from] IndexError),
+    /// A table holds no value for a legal position (a corrupted or wrong table).
     #[error("table {material} has no value for legal position {fen} (corrupted or wrong table)")]
-    NoValue { material: Material, fen: String },
+    NoValue {
+        /// The table's material.
+        material: Material,
+        /// The position, as FEN.
+        fen: String,
+    },
 }
 
 /// An open table.
@@ -95,8 +114,12 @@ pub struct Tablebase {
 /// One legal move and the value of the position it leads to (for the side to move there).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MoveValue {
+    /// The move.
     pub mv: Move,
+    /// Whether it captures (a conversion into a smaller table).
     pub capture: bool,
+    /// The value of the position after the move, for the side to move there (the opponent);
+    /// [`MoveValue::for_mover`] gives it from the mover's side.
     pub value: Value,
 }
 
@@ -122,6 +145,7 @@ pub enum LineEnd {
 pub struct PrincipalLine {
     /// The moves played, each with the value of the position it leads to.
     pub moves: Vec<MoveValue>,
+    /// Why the line stops where it does.
     pub end: LineEnd,
 }
 
@@ -153,6 +177,7 @@ impl Tablebase {
         }
     }
 
+    /// The directory the tables are read from.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

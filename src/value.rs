@@ -8,12 +8,16 @@ use std::fmt;
 /// The outcome for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Outcome {
+    /// The side to move loses.
     Loss,
+    /// Neither side can force a win.
     Draw,
+    /// The side to move wins.
     Win,
 }
 
 impl Outcome {
+    /// `"win"`, `"draw"` or `"loss"`.
     pub fn name(self) -> &'static str {
         match self {
             Outcome::Win => "win",
@@ -35,10 +39,14 @@ impl Outcome {
 /// The value of a legal position for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Value {
+    /// A draw.
     Draw,
     /// A decided position: `distance` plies to conversion; odd is a win, even a loss.
     Decided {
+        /// The order: 0 for the plain retrograde result, higher for results the Asian rules
+        /// (perpetual check or chase) decide.
         order: u16,
+        /// Plies to conversion: odd a win for the side to move, even a loss.
         distance: u16,
     },
 }
@@ -55,6 +63,7 @@ pub const CODE_NONE: u32 = 0;
 pub const CODE_DRAW: u32 = 1;
 
 impl Value {
+    /// Win, draw or loss for the side to move (a decided value by its distance's parity).
     pub fn outcome(self) -> Outcome {
         match self {
             Value::Draw => Outcome::Draw,
@@ -63,6 +72,7 @@ impl Value {
         }
     }
 
+    /// The order of a decided value; `None` for a draw.
     pub fn order(self) -> Option<u16> {
         match self {
             Value::Draw => None,
@@ -70,6 +80,7 @@ impl Value {
         }
     }
 
+    /// The distance of a decided value; `None` for a draw.
     pub fn distance(self) -> Option<u16> {
         match self {
             Value::Draw => None,

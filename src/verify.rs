@@ -32,16 +32,21 @@ use std::sync::Mutex;
 /// One entry whose value its children contradict.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
+    /// The entry's position as FEN (or, for a count mismatch, `header of <file>` or
+    /// `value table of <file>`).
     pub fen: String,
+    /// What is wrong, e.g. the value held against the value its moves give.
     pub what: String,
 }
 
 /// What verifying one table found.
 #[derive(Debug, Default)]
 pub struct Report {
+    /// Index entries covered, both sides to move (illegal ones included, though skipped).
     pub entries_checked: u64,
     /// Total failures (only the first few are kept in `failures`).
     pub failure_count: u64,
+    /// The first few failures found ([`Report::failure_count`] counts them all), sorted by FEN.
     pub failures: Vec<Failure>,
 }
 

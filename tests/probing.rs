@@ -258,3 +258,52 @@ fn the_block_cache_stays_within_its_limit() {
         );
     }
 }
+
+/// `examples/probe.rs`, the program an engine author copies, runs and prints what it promises
+/// (cargo builds examples before integration tests; its binary sits beside this test's).
+#[test]
+fn the_example_program_probes_a_fen() {
+    let exe = std::env::current_exe().unwrap();
+    let example = exe
+        .parent()
+        .and_then(|deps| deps.parent())
+        .map(|target| target.join("examples").join("probe"))
+        .unwrap();
+    if !example.exists() {
+        // `cargo test` builds examples; a run filtered to this file does not.
+        let built = std::process::Command::new(env!("CARGO"))
+            .args(["build", "--locked", "--example", "probe"])
+            .status()
+            .unwrap();
+        assert!(built.success());
+    }
+    assert!(example.exists(), "{} not built", example.display());
+    let dir = tempfile::tempdir().unwrap();
+    build(
+        "KRK".parse().unwrap(),
+        &BuildOptions::new(dir.path()),
+        &Silent,
+    )
+    .unwrap();
+    let run = |fen: &str| {
+        std::process::Command::new(&example)
+            .arg(dir.path())
+            .arg(fen)
+            .output()
+            .unwrap()
+    };
+    // Rook to g8 mates (the doctest of `Tablebase` explains why).
+    let out = run("3k5/9/9/9/9/9/9/9/9/4K1R2 w");
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text,
+        "WDL: win\nDTC: win 1 (order 0)\n\
+         best move: g0g8 (leads to loss 0 (order 0) for the opponent)\n\
+         principal line: g0g8 — ends in a side without a legal move (it has lost)\n"
+    );
+    let out = run("3k5/9/9/9/9/9/9/9/9/4K1N2 w");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("KNK.xqtb"), "{err}");
+}

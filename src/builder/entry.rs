@@ -37,6 +37,8 @@ pub const fn unresolved(count: u8) -> u32 {
     UNCOUNTED | count as u32
 }
 
+/// Is `e` an unresolved entry (bit 31 set, bit 30 clear)? False for a resolved value and for
+/// [`ILLEGAL`].
 #[inline]
 pub const fn is_unresolved(e: u32) -> bool {
     e >> 30 == 2
@@ -152,16 +154,19 @@ impl Bitmap {
         bits.div_ceil(64) * 8
     }
 
+    /// Is bit `i` set?
     #[inline]
     pub fn get(&self, i: u64) -> bool {
         self.words[(i / 64) as usize].load(Relaxed) >> (i % 64) & 1 != 0
     }
 
+    /// Sets bit `i` (as [`Bitmap::insert`], without the answer).
     #[inline]
     pub fn set(&self, i: u64) {
         self.words[(i / 64) as usize].fetch_or(1 << (i % 64), Relaxed);
     }
 
+    /// Clears bit `i` (as [`Bitmap::take`], without the answer).
     #[inline]
     pub fn clear(&self, i: u64) {
         self.words[(i / 64) as usize].fetch_and(!(1 << (i % 64)), Relaxed);
@@ -199,6 +204,7 @@ impl Bitmap {
         n
     }
 
+    /// Clears every bit.
     pub fn clear_all(&self) {
         for w in &self.words {
             w.store(0, Relaxed);

@@ -14,7 +14,9 @@ use crate::position::Position;
 /// An entry of the game graph: a side to move and an index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Node {
+    /// The side to move.
     pub side: Color,
+    /// The entry's index in the material's [`Indexer`].
     pub index: u64,
 }
 
@@ -24,10 +26,12 @@ pub struct Graph {
 }
 
 impl Graph {
+    /// The game graph of the material `indexer` indexes.
     pub fn new(indexer: Indexer) -> Graph {
         Graph { indexer }
     }
 
+    /// The material's index.
     pub fn indexer(&self) -> &Indexer {
         &self.indexer
     }

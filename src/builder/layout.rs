@@ -27,10 +27,12 @@ impl Layout {
         Layout::new(entries, chunk_len.max(1).ilog2())
     }
 
+    /// Entries per side: the indices `0..entries`.
     pub fn entries(&self) -> u64 {
         self.entries
     }
 
+    /// The chunk size as a power of two: chunks hold `2^shift` entries.
     pub fn shift(&self) -> u32 {
         self.shift
     }
@@ -40,15 +42,18 @@ impl Layout {
         1 << self.shift
     }
 
+    /// The number of chunks per side.
     pub fn chunks(&self) -> usize {
         self.entries.div_ceil(1 << self.shift) as usize
     }
 
+    /// The chunk holding entry `index`.
     #[inline]
     pub fn chunk(&self, index: u64) -> usize {
         (index >> self.shift) as usize
     }
 
+    /// The position of entry `index` inside its chunk.
     #[inline]
     pub fn local(&self, index: u64) -> usize {
         (index & ((1 << self.shift) - 1)) as usize

@@ -11,9 +11,9 @@
 //! - [`pass`]: the pass framework (scan a frontier → route updates → apply; resident or
 //!   streaming sink);
 //! - [`dtc`]: initialisation and the plies of one order, as passes;
-//! - [`write`]: the final table file;
+//! - [`write`](mod@write): the final table file;
 //! - [`store`], [`work`]: chunk files, manifest, checkpoints and resume;
-//! - [`sub`]: the supporting tables captures lead to.
+//! - `sub`: the supporting tables captures lead to.
 //!
 //! When the working state fits the budget the chunks stay resident and updates land directly
 //! (atomics); otherwise the build streams: the frontier bitmaps stay in RAM, updates are
@@ -49,45 +49,74 @@ use thiserror::Error;
 /// Why a build stopped.
 #[derive(Debug, Error)]
 pub enum BuildError {
+    /// An I/O error on a file or directory of the build.
     #[error("{path}: {source}")]
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// The error.
         #[source]
         source: std::io::Error,
     },
+    /// A table file (final or supporting) could not be written, opened or read.
     #[error(transparent)]
     Table(#[from] TableError),
+    /// The material could not be indexed, or a position not encoded.
     #[error(transparent)]
     Index(#[from] IndexError),
+    /// A propagation ran past the largest distance the working state holds.
     #[error("table {material}: distance overflow at ply {ply} (the working state holds distances up to {max})")]
     Overflow {
+        /// The table being built.
         material: Material,
+        /// The ply that overflowed.
         ply: u32,
+        /// The largest distance an entry holds ([`entry::MAX_DISTANCE`]).
         max: u16,
     },
+    /// The memory budget is below [`MIN_BUDGET`].
     #[error("memory budget {budget} bytes is below the minimum of 64 MiB")]
-    BudgetBelowMinimum { budget: u64 },
+    BudgetBelowMinimum {
+        /// The budget given, in bytes.
+        budget: u64,
+    },
+    /// No memory plan for the table fits the budget, not even a streaming one.
     #[error("memory budget of {} MiB is too small for table {material}: it needs at least {} MiB", budget >> 20, needed.div_ceil(1 << 20))]
     BudgetTooSmall {
+        /// The budget given, in bytes.
         budget: u64,
+        /// The smallest budget that fits, in bytes.
         needed: u64,
+        /// The table that does not fit.
         material: Material,
     },
+    /// The working directory exists, is not empty and is not an xqtb store.
     #[error("{0} exists and is not an xqtb working directory: refusing to use or delete it (choose another --tmp)")]
     ForeignDir(PathBuf),
+    /// A build failed but left a checkpoint it can resume from.
     #[error("{source} (its checkpoint is kept in {}: run the same command to resume, or delete it)", dir.display())]
     Kept {
+        /// Why the build failed.
         source: Box<BuildError>,
+        /// The working directory that keeps the checkpoint.
         dir: PathBuf,
     },
+    /// A directory (the tables' or a working one) is in use by another build, or its lock could
+    /// not be taken.
     #[error(transparent)]
     Lock(#[from] crate::lock::LockError),
+    /// Not enough disk space for the build.
     #[error(transparent)]
     Space(#[from] crate::diskspace::SpaceError),
+    /// A checkpoint's manifest, chunk files or update logs are missing, damaged or of another
+    /// build.
     #[error("damaged checkpoint: {0}")]
     Checkpoint(String),
+    /// The Asian rules' passes cannot build the table (its pieces cannot be numbered, or it
+    /// has too many orders).
     #[error("Asian rules: {0}")]
     Rules(String),
+    /// The builder found its own data inconsistent (a bug, or a damaged supporting table).
     #[error("internal inconsistency: {0}")]
     Inconsistent(String),
 }
@@ -142,6 +171,7 @@ pub const MIN_BUDGET: u64 = 64 << 20;
 /// What a build did for one table.
 #[derive(Clone, Debug)]
 pub struct TableReport {
+    /// The table's material.
     pub material: Material,
     /// Index entries per side.
     pub entries: u64,
@@ -151,6 +181,8 @@ pub struct TableReport {
     pub seconds: Option<f64>,
     /// Whether the working state was resident (false: streamed through chunk files).
     pub resident: bool,
+    /// The last ply of the first order propagated (order 0, unless the build resumed a
+    /// checkpoint past it); 0 if the table was already present.
     pub plies: u32,
     /// The highest order (0 without the Asian rules' orders).
     pub max_order: u16,

@@ -43,6 +43,8 @@ pub trait Pass: Sync {
     where
         Self: 'p;
 
+    /// A fresh worker state, made each time a worker takes on a frontier window or a batch of
+    /// updates.
     fn scratch(&self) -> Self::Scratch<'_>;
 
     /// Calls `emit` with the index (on the other side) of every update `node` sends.

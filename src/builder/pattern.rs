@@ -30,8 +30,12 @@ use std::sync::atomic::{AtomicI64, Ordering::Relaxed};
 /// `i`: which of the `i`-th tracked pair it follows).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Vx {
+    /// The entry's side to move.
     pub side: Color,
+    /// The entry's index.
     pub index: u64,
+    /// The slots of the tracked twins: bit `i` says which of the `i`-th tracked pair is
+    /// followed.
     pub slot: u8,
 }
 
@@ -42,6 +46,8 @@ pub struct Marks {
 }
 
 impl Marks {
+    /// An empty set over `entries` entries per side and `slots` slot combinations (no page is
+    /// touched until a member is added).
     pub fn new(entries: u64, slots: usize) -> Marks {
         Marks {
             bits: ByColor::new(|_| (0..slots).map(|_| Bitmap::new(entries)).collect()),
@@ -49,6 +55,7 @@ impl Marks {
         }
     }
 
+    /// Is `v` a member?
     #[inline]
     pub fn contains(&self, v: Vx) -> bool {
         self.bits[v.side][v.slot as usize].get(v.index)
@@ -70,15 +77,16 @@ impl Marks {
         had
     }
 
+    /// The number of members, both sides and every slot.
     pub fn len(&self) -> u64 {
         self.len.load(Relaxed) as u64
     }
 
+    /// Has the set no member?
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// The slot bitmaps of one side.
     /// Removes every member of one side.
     pub fn clear(&self, side: Color) {
         for b in &self.bits[side] {
@@ -96,6 +104,7 @@ impl Marks {
         }
     }
 
+    /// The slot bitmaps of one side.
     pub fn side(&self, side: Color) -> &[Bitmap] {
         &self.bits[side]
     }
@@ -190,8 +199,11 @@ struct Step {
 /// The graph the patterns run on: the entries, the unresolved filter, and the tracked twins.
 #[derive(Clone)]
 pub struct Space<'a> {
+    /// The material's game graph (entries, positions, quiet moves).
     pub graph: &'a Graph,
+    /// How the material's pieces are numbered for the labels (checks, chases, swaps).
     pub numbering: &'a Numbering,
+    /// The unresolved entries of each side: the vertices of a pattern over the whole graph.
     pub unresolved: ByColor<&'a Bitmap>,
     /// First numbers of the tracked twin pairs (bit `i` of a slot is the `i`-th).
     pub tracked: Vec<PieceId>,
@@ -200,8 +212,11 @@ pub struct Space<'a> {
 /// A pattern: `attacker` forces the defender to hit `target` on every move; the set holds its
 /// wins (attacker to move) and losses (defender to move).
 pub struct Pattern {
+    /// The side that forces the hits.
     pub attacker: Color,
+    /// What the defender is forced to hit: the attacker's king or one of its pieces.
     pub target: Target,
+    /// The pattern's vertices: its wins (attacker to move) and losses (defender to move).
     pub set: Marks,
 }
 

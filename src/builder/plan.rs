@@ -24,6 +24,7 @@ pub const SUB_CACHE: u64 = 2 << 20;
 /// What the plan decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
+    /// Whether every chunk stays in RAM (false: the build streams through chunk files).
     pub resident: bool,
     /// Whether streaming keeps the unresolved bitmaps (always true when resident).
     pub unresolved_filter: bool,
@@ -38,6 +39,7 @@ pub struct Plan {
 /// Why no plan fits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TooSmall {
+    /// The smallest budget, in bytes, a streaming build of the table would fit.
     pub needed: u64,
 }
 

@@ -342,8 +342,11 @@ fn seed(work: &mut Work, order: u16) -> Result<(), BuildError> {
 /// One order's kind and the positions that seeded it.
 #[derive(Clone, Debug)]
 pub struct OrderReport {
+    /// The order (1 and up).
     pub order: u16,
+    /// Whether checking or chasing patterns seeded it.
     pub kind: LevelKind,
+    /// Entries (both sides) its patterns' losses seeded as losses at distance 0.
     pub seeds: u64,
 }
 

@@ -27,24 +27,29 @@ const MARKER_TEXT: &[u8] = b"xqtb working directory: deleted when its table is w
 /// One chunk's working entries ([`super::entry`]). Atomics let worker threads apply updates
 /// concurrently; the result does not depend on their order.
 pub struct Chunk {
+    /// The working entries, by local index (see [`super::layout::Layout::local`]).
     pub entries: Vec<AtomicU32>,
 }
 
 impl Chunk {
+    /// A chunk of `len` entries, every word 0 (to be filled in before use).
     pub fn new(len: usize) -> Chunk {
         Chunk {
             entries: (0..len).map(|_| AtomicU32::new(0)).collect(),
         }
     }
 
+    /// The number of entries.
     pub fn len(&self) -> usize {
         self.entries.len()
     }
 
+    /// Has the chunk no entry?
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 
+    /// The working entry at local index `local`.
     #[inline]
     pub fn get(&self, local: usize) -> u32 {
         self.entries[local].load(Relaxed)
@@ -76,7 +81,9 @@ impl Chunk {
 /// What the manifest records of one chunk file.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct ChunkRecord {
+    /// The generation of the chunk's current file.
     pub gen: u64,
+    /// The crc32 of that file (everything before its trailing checksum).
     pub crc: u32,
 }
 
@@ -84,9 +91,13 @@ pub struct ChunkRecord {
 /// bitmaps are derived again from the chunks).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Manifest {
+    /// [`STORE_VERSION`] of the build that wrote it.
     pub store_version: u32,
+    /// The material being built, as its signature (e.g. `KRKAABB`).
     pub material: String,
+    /// The index scheme version ([`crate::index::INDEX_SCHEME_VERSION`]) of the entries.
     pub index_scheme: u32,
+    /// Entries per side.
     pub entries: u64,
     /// Chunks hold `2^chunk_shift` entries.
     pub chunk_shift: u32,
@@ -111,6 +122,7 @@ impl Manifest {
 /// The working directory of one table's build, locked while open: its marker file carries an
 /// OS lock ([`crate::lock`]), so two builds sharing a `--tmp` never use one store at once.
 pub struct StoreDir {
+    /// The directory's path.
     pub dir: PathBuf,
     _lock: File,
 }
@@ -173,15 +185,19 @@ impl StoreDir {
         dir.join(MARKER).is_file()
     }
 
+    /// The file of generation `gen` of chunk `chunk` of `side`.
     pub fn chunk_path(&self, side: Color, chunk: usize, gen: u64) -> PathBuf {
         self.dir
             .join(format!("s{}-c{chunk:05}-g{gen}.chunk", side.index()))
     }
 
+    /// The manifest's file.
     pub fn manifest_path(&self) -> PathBuf {
         self.dir.join("manifest.json")
     }
 
+    /// The update log of chunk `chunk` of `side` (streaming: updates gathered for it, applied
+    /// when the pass ends).
     pub fn log_path(&self, side: Color, chunk: usize) -> PathBuf {
         self.dir
             .join(format!("s{}-c{chunk:05}.updates", side.index()))
@@ -257,6 +273,7 @@ impl StoreDir {
         })
     }
 
+    /// Writes the manifest with its checksum, atomically and durably (the checkpoint).
     pub fn write_manifest(&self, m: &Manifest) -> Result<(), BuildError> {
         let path = self.manifest_path();
         let mut m = m.clone();

@@ -22,10 +22,16 @@ pub enum Entries {
     Streaming,
 }
 
+/// The working state of one table's build: its entries, chunk records, bitmaps and update
+/// buffers.
 pub struct Work {
+    /// The material being built.
     pub material: Material,
+    /// How each side's entries split into chunks.
     pub layout: Layout,
+    /// The working directory: chunk files, update logs and the manifest.
     pub store: StoreDir,
+    /// Where the entries live: resident chunks, or chunk files in `store`.
     pub entries: Entries,
     /// Latest file of every chunk (may be newer than the last checkpoint's).
     pub current: ByColor<Vec<ChunkRecord>>,
@@ -51,6 +57,9 @@ pub struct Select {
 }
 
 impl Work {
+    /// An empty state (no chunk yet: [`Work::put_chunk`] or [`Work::load`] fills it), with its
+    /// bitmaps (the unresolved filter only if `unresolved_filter`) and update buffers of
+    /// `buffer_records` records.
     pub fn new(
         material: Material,
         layout: Layout,
@@ -94,6 +103,7 @@ impl Work {
         self.buffers = Buffers::new(0, 0);
     }
 
+    /// Are the chunks resident (false: streaming through chunk files)?
     pub fn resident(&self) -> bool {
         matches!(self.entries, Entries::Resident(_))
     }

@@ -8,6 +8,7 @@ use xqtb::builder::{self, BuildOptions, Progress};
 use xqtb::fang::Rules;
 use xqtb::Material;
 
+/// The arguments of `xqtb build`.
 #[derive(clap::Args)]
 pub struct Args {
     /// Material signature, e.g. KRNKAABB (a material and its colour-flipped twin share a table).
@@ -117,6 +118,8 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
     Ok(Duration::try_from_secs_f64(v).unwrap_or(Duration::MAX))
 }
 
+/// Builds the table of a material and every supporting table it needs into `--dir`
+/// ([`builder::build`]), then prints one line per table: already present, or built and how fast.
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     let material: Material = args.material.parse()?;
     super::init_threads(args.threads)?;

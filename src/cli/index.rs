@@ -2,6 +2,7 @@
 
 use xqtb::{Color, Indexer, Material};
 
+/// The arguments of `xqtb index`.
 #[derive(clap::Args)]
 pub struct Args {
     /// Material signature, e.g. KRK or KCPABKAABB.
@@ -14,6 +15,7 @@ pub struct Args {
     quiet: bool,
 }
 
+/// Prints a material's index size and counts its legal positions and entries per side to move.
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     let material: Material = args.material.parse()?;
     let indexer = Indexer::new(material)?;

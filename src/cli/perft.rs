@@ -2,6 +2,7 @@
 
 use xqtb::{perft, Position};
 
+/// The arguments of `xqtb perft`.
 #[derive(clap::Args)]
 pub struct Args {
     /// Depth in plies.
@@ -20,6 +21,7 @@ pub struct Args {
 /// Beyond this the tree is astronomically large (and the recursion would exhaust the stack).
 const MAX_DEPTH: u32 = 64;
 
+/// Counts the leaves of the legal move tree to the given depth (per move with `--divide`).
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     if args.depth > MAX_DEPTH {
         return Err(format!(

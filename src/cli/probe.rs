@@ -6,6 +6,7 @@ use xqtb::query;
 use xqtb::tablebase::Tablebase;
 use xqtb::Position;
 
+/// The arguments of `xqtb probe`.
 #[derive(clap::Args)]
 pub struct Args {
     #[arg(long)]
@@ -23,6 +24,7 @@ pub struct Args {
     cache: u64,
 }
 
+/// Probes one position, or one per line of stdin for `-`, and prints its value and every move.
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     let tb = Tablebase::new(&args.dir, args.cache as usize);
     if args.position != "-" {

@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+/// The arguments of `xqtb serve`.
 #[derive(clap::Args)]
 pub struct Args {
     /// Directory holding the `.xqtb` table files.
@@ -19,6 +20,7 @@ pub struct Args {
     quiet: bool,
 }
 
+/// Serves the query pages and JSON API over `--dir` until the process is stopped.
 pub fn run(args: Args, _out: super::Out) -> super::Result<()> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)

@@ -2,6 +2,7 @@
 
 use xqtb::{to_fen, to_qstring, Material};
 
+/// The arguments of `xqtb show`.
 #[derive(clap::Args)]
 pub struct Args {
     /// Position: FEN, or the query system's position string.
@@ -11,6 +12,7 @@ pub struct Args {
     json: bool,
 }
 
+/// Prints a position: diagram, FEN, query-system string, material and check (or as JSON).
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     let pos = super::position(&args.position)?;
     let material = Material::of(&pos);

@@ -5,6 +5,7 @@ use xqtb::query;
 use xqtb::tablebase::Tablebase;
 use xqtb::Material;
 
+/// The arguments of `xqtb stats`.
 #[derive(clap::Args)]
 pub struct Args {
     /// Material signature (a colour-flipped twin is reported as its stored table).
@@ -19,6 +20,7 @@ pub struct Args {
     json: bool,
 }
 
+/// Prints a table's statistics per side to move (or as JSON).
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     let material: Material = args.material.parse()?;
     let tb = Tablebase::new(&args.dir, 1 << 20);

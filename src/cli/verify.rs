@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use xqtb::tablebase::Tablebase;
 use xqtb::Material;
 
+/// The arguments of `xqtb verify`.
 #[derive(clap::Args)]
 pub struct Args {
     #[arg(long)]
@@ -19,6 +20,8 @@ pub struct Args {
     quiet: bool,
 }
 
+/// Verifies the given tables (default: every `*.xqtb` in `--dir`, smallest first), checksums
+/// then entries, printing one line per table; an error if any fails.
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     super::init_threads(args.threads)?;
     let mut materials: Vec<Material> = args

@@ -8,26 +8,57 @@ use thiserror::Error;
 /// Why an explicit graph was refused.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum GraphError {
+    /// A move names a vertex that has not been added.
     #[error("move {from} -> {to}: vertex {to} does not exist")]
-    NoSuchVertex { from: Vertex, to: Vertex },
-    #[error("move {from} -> {to} joins two vertices with the same side to move")]
-    NotBipartite { from: Vertex, to: Vertex },
-    #[error("piece {piece} is numbered past the limit of {MAX_PIECES}")]
-    PieceOutOfRange { piece: PieceId },
-    #[error("move {from} -> {to} chases piece {piece}, which is not the other side's")]
-    WrongOwner {
+    NoSuchVertex {
+        /// The move's source.
         from: Vertex,
+        /// The vertex that does not exist (the source if that one is missing).
         to: Vertex,
+    },
+    /// A move joins two vertices with the same side to move (the graph must be bipartite).
+    #[error("move {from} -> {to} joins two vertices with the same side to move")]
+    NotBipartite {
+        /// The move's source.
+        from: Vertex,
+        /// The move's destination.
+        to: Vertex,
+    },
+    /// A piece number at or past [`MAX_PIECES`] (or more pieces than that in all).
+    #[error("piece {piece} is numbered past the limit of {MAX_PIECES}")]
+    PieceOutOfRange {
+        /// The offending piece number.
         piece: PieceId,
     },
+    /// A move chases a piece that does not belong to the side not to move in its source.
+    #[error("move {from} -> {to} chases piece {piece}, which is not the other side's")]
+    WrongOwner {
+        /// The move's source.
+        from: Vertex,
+        /// The move's destination.
+        to: Vertex,
+        /// The chased piece.
+        piece: PieceId,
+    },
+    /// Two pieces that cannot be declared twins: the same piece, pieces of different sides (or
+    /// of none), or a piece that already has a twin.
     #[error(
         "pieces {a} and {b} cannot be twins: not two distinct pieces of one side without twins"
     )]
-    BadTwins { a: PieceId, b: PieceId },
+    BadTwins {
+        /// The first piece named.
+        a: PieceId,
+        /// The second piece named.
+        b: PieceId,
+    },
+    /// A move swaps a piece that has no twin.
     #[error("move {from} -> {to} swaps piece {piece}, which has no twin")]
     NoTwin {
+        /// The move's source.
         from: Vertex,
+        /// The move's destination.
         to: Vertex,
+        /// The piece without a twin.
         piece: PieceId,
     },
 }

@@ -18,24 +18,32 @@ pub const MAX_PIECES: usize = 32;
 
 /// A set of pieces, as bits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct PieceSet(pub u32);
+pub struct PieceSet(
+    /// Bit `p` set: piece `p` is in the set.
+    pub u32,
+);
 
 impl PieceSet {
+    /// The set of no pieces.
     pub const EMPTY: PieceSet = PieceSet(0);
 
+    /// Is `p` in the set? (False for numbers at or past [`MAX_PIECES`].)
     pub fn contains(self, p: PieceId) -> bool {
         (p as usize) < MAX_PIECES && self.0 >> p & 1 == 1
     }
 
+    /// The set with `p` added (`p` must be below [`MAX_PIECES`]).
     pub fn with(self, p: PieceId) -> PieceSet {
         debug_assert!((p as usize) < MAX_PIECES);
         PieceSet(self.0 | 1 << p)
     }
 
+    /// The set with `p` removed (unchanged for numbers at or past [`MAX_PIECES`]).
     pub fn without(self, p: PieceId) -> PieceSet {
         PieceSet(self.0 & !(1u32.checked_shl(p as u32).unwrap_or(0)))
     }
 
+    /// The pieces in the set, in increasing order.
     pub fn iter(self) -> impl Iterator<Item = PieceId> {
         (0..MAX_PIECES as u8).filter(move |&p| self.contains(p))
     }
@@ -45,13 +53,16 @@ impl PieceSet {
 /// chase one of the attacker's pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Target {
+    /// Checking the attacker's king.
     King,
+    /// Chasing this piece of the attacker's.
     Piece(PieceId),
 }
 
 /// A move inside the graph, with its labels.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Edge {
+    /// The vertex the move leads to.
     pub to: Vertex,
     /// `check((u, v))`: the move gives check.
     pub check: bool,
@@ -77,6 +88,7 @@ impl Edge {
 /// A game graph: a fully-extended subgraph of the game (Section 2.2) whose moves out of it are
 /// summed up by [`GameGraph::exit`].
 pub trait GameGraph {
+    /// The number of vertices: they are numbered `0..vertex_count()`.
     fn vertex_count(&self) -> usize;
 
     /// The side to move in `u`.

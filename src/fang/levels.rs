@@ -22,8 +22,10 @@ pub enum Rules {
     Asian,
 }
 
+/// How [`solve`] runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Options {
+    /// Which of the Asian rules on endless play decide values ([`Rules::None`]: order 0 only).
     pub rules: Rules,
     /// Mark draws before the final phase (Algorithm 7: terminal draws, mutual checking and
     /// mutual chasing patterns). The values are the same either way (Lemma 14).
@@ -33,8 +35,13 @@ pub struct Options {
 /// Why a solve stopped.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum SolveError {
+    /// An order's propagation ran past the largest distance a value holds (`u16::MAX` plies).
     #[error("distance overflow at order {order}: more than {} plies", u16::MAX)]
-    DistanceOverflow { order: u16 },
+    DistanceOverflow {
+        /// The order whose propagation overflowed.
+        order: u16,
+    },
+    /// More orders than a value holds ([`MAX_ORDER`]).
     #[error("more than {MAX_ORDER} orders")]
     OrderOverflow,
 }
@@ -52,15 +59,20 @@ pub enum LevelKind {
 /// and target: the winner keeps the loser inside one of them, Section 5.2).
 #[derive(Clone, Debug)]
 pub struct Level {
+    /// The order (1 and up).
     pub order: u16,
+    /// Whether checking or chasing patterns seeded it.
     pub kind: LevelKind,
+    /// The non-empty maximum patterns whose losses seeded it at distance 0.
     pub patterns: Vec<Pattern>,
 }
 
 /// The solved graph.
 #[derive(Clone, Debug)]
 pub struct Solution {
+    /// The value of each vertex, indexed by [`Vertex`]: (order, distance), or a draw.
     pub values: Vec<Value>,
+    /// The orders above 0, in increasing order, with the patterns that seeded them.
     pub levels: Vec<Level>,
 }
 

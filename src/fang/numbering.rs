@@ -21,10 +21,20 @@ pub const MAX_NUMBERED: usize = 15;
 /// Why a material's pieces cannot be numbered.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum NumberingError {
+    /// More than two pieces of one colour and role: only pairs of twins are followed.
     #[error("{material} has more than two {role:?}s of one side: not supported by the Asian-rule passes")]
-    IdenticalPieces { material: Material, role: Role },
+    IdenticalPieces {
+        /// The material.
+        material: Material,
+        /// The role with more than two pieces of one colour.
+        role: Role,
+    },
+    /// More than [`MAX_NUMBERED`] pieces besides the kings.
     #[error("{material} has more than {MAX_NUMBERED} pieces besides the kings")]
-    TooManyPieces { material: Material },
+    TooManyPieces {
+        /// The material.
+        material: Material,
+    },
 }
 
 /// The numbers of one material's chaseable pieces.
@@ -39,11 +49,15 @@ pub struct Numbering {
 /// A quiet move's labels: `check((u, v))` and the pieces it chases, numbered as in `u`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Labels {
+    /// `check((u, v))`: the move gives check.
     pub check: bool,
+    /// The pieces the move chases (forbidden chases; empty if it checks), numbered as in `u`.
     pub chases: PieceSet,
 }
 
 impl Numbering {
+    /// Numbers `material`'s chaseable pieces: by colour, then role, consecutive numbers for each
+    /// colour and role present (two for a pair of twins).
     pub fn new(material: Material) -> Result<Numbering, NumberingError> {
         let mut first = [[None; 8]; 2];
         let mut twins = Vec::new();

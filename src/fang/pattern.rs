@@ -71,9 +71,14 @@ impl Within<'_> {
 /// move, or leave to a position the attacker wins.
 #[derive(Clone, Debug)]
 pub struct Pattern {
+    /// The side that forces the hits (and wins inside the pattern).
     pub attacker: Color,
+    /// What the defender is forced to hit on every move: the attacker's king or one of its
+    /// pieces.
     pub target: Target,
+    /// The pattern's vertices with the attacker to move.
     pub wins: VertexSet,
+    /// The pattern's vertices with the defender to move.
     pub losses: VertexSet,
     /// For each vertex of `wins`, its moves into `losses` (kept for the wins only: patterns
     /// are small next to the graph).
@@ -81,6 +86,7 @@ pub struct Pattern {
 }
 
 impl Pattern {
+    /// Has the pattern no vertex?
     pub fn is_empty(&self) -> bool {
         self.wins.is_empty() && self.losses.is_empty()
     }
@@ -92,6 +98,7 @@ impl Pattern {
         all
     }
 
+    /// Is `v` a vertex of the pattern (in `wins` or `losses`)?
     pub fn contains(&self, v: Vertex) -> bool {
         self.wins.contains(v) || self.losses.contains(v)
     }

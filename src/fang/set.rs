@@ -3,6 +3,7 @@
 
 use super::graph::Vertex;
 
+/// A set of vertices below a bound fixed at creation, one bit each, with its size kept.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct VertexSet {
     bits: Vec<u64>,
@@ -18,6 +19,7 @@ impl VertexSet {
         }
     }
 
+    /// Is `v` in the set?
     pub fn contains(&self, v: Vertex) -> bool {
         self.bits[v / 64] >> (v % 64) & 1 == 1
     }
@@ -38,10 +40,12 @@ impl VertexSet {
         had
     }
 
+    /// The number of members.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Has the set no member?
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

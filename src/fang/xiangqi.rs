@@ -32,14 +32,19 @@ use thiserror::Error;
 /// Why a material could not be solved.
 #[derive(Debug, Error)]
 pub enum DriverError {
+    /// The material could not be indexed, or a position not encoded.
     #[error(transparent)]
     Index(#[from] IndexError),
+    /// Fang's algorithms stopped (distance or order overflow).
     #[error(transparent)]
     Solve(#[from] SolveError),
+    /// The material's pieces could not be numbered for the labels.
     #[error(transparent)]
     Numbering(#[from] NumberingError),
+    /// A value was asked of a material that has not been solved.
     #[error("no solved table for {0}")]
     Missing(Material),
+    /// A position that should have a value has none.
     #[error("{0}")]
     Inconsistent(String),
 }
@@ -47,18 +52,24 @@ pub enum DriverError {
 /// One side's counts of a solved table, in real positions (entries weighed by multiplicity).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SideCounts {
+    /// Positions won by the side to move.
     pub win: u64,
+    /// Positions drawn.
     pub draw: u64,
+    /// Positions lost by the side to move.
     pub loss: u64,
 }
 
 /// One order's counts: positions won and lost at it (both sides), and the longest win.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OrderCounts {
+    /// The order.
     pub order: u16,
-    /// `None` for order 0.
+    /// What seeded the order: `None` for order 0.
     pub kind: Option<LevelKind>,
+    /// Positions won at this order (odd distances).
     pub win: u64,
+    /// Positions lost at this order (even distances).
     pub loss: u64,
     /// The longest win of this order: its distance and FEN.
     pub longest_win: Option<(u16, String)>,
@@ -66,6 +77,7 @@ pub struct OrderCounts {
 
 /// A solved material.
 pub struct Table {
+    /// The material solved (canonical orientation).
     pub material: Material,
     indexer: Indexer,
     /// By side to move, by index: `None` for an entry that is not a legal position.
@@ -151,6 +163,7 @@ pub struct Solver {
 }
 
 impl Solver {
+    /// A solver with no table solved yet, running [`solve`] with `options`.
     pub fn new(options: Options) -> Solver {
         Solver {
             options,

@@ -23,6 +23,7 @@ type AppState = axum::extract::State<Arc<State>>;
 /// Longest principal line answered, in plies.
 pub const MAINLINE_LIMIT: usize = 2000;
 
+/// The JSON API's routes (`/api/...`), each group with its own timeout.
 pub fn routes() -> Router<Arc<State>> {
     let quick = Router::new()
         .route("/api/probe", get(probe))

@@ -35,6 +35,8 @@ const FAVICON: Asset = Asset {
 const ROBOTS: &str =
     "User-agent: *\nDisallow: /?\nDisallow: /play\nDisallow: /edit\nDisallow: /api/\n";
 
+/// The web pages, their assets, the favicon and `robots.txt`, all compiled into the binary;
+/// anything else is a plain-text 404.
 pub fn routes() -> Router<Arc<State>> {
     let page = || get(|h: HeaderMap| async move { serve(&INDEX, &h, "no-cache") });
     Router::new()

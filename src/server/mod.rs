@@ -25,7 +25,9 @@ use tokio::sync::Semaphore;
 /// How the server is started.
 #[derive(Clone, Debug)]
 pub struct Config {
+    /// The directory of table files to serve.
     pub dir: PathBuf,
+    /// The address to listen on.
     pub addr: SocketAddr,
     /// Block cache per open table, in bytes.
     pub cache_bytes: usize,
@@ -50,6 +52,8 @@ pub struct State {
 }
 
 impl State {
+    /// The shared state for `config`: a [`Tablebase`] over its directory (tables opened on first
+    /// use), and a bound of four probing requests per core.
     pub fn new(config: &Config) -> State {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         State {

@@ -57,7 +57,7 @@ pub const VALUE_ENTRY_LEN: usize = 36;
 /// The two streams of a table, in block-index order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stream {
-    /// Win/draw/loss: one byte per entry (`WDL_LOSS`, `WDL_DRAW`, `WDL_WIN`).
+    /// Win/draw/loss: 2 bits per entry, four a byte (`WDL_LOSS`, `WDL_DRAW`, `WDL_WIN`).
     Wdl = 0,
     /// Distance symbols: 4, 8 or 16 bits per entry (a width byte per block), indexing the value
     /// table.
@@ -65,6 +65,7 @@ pub enum Stream {
 }
 
 impl Stream {
+    /// `"WDL"` or `"DTC"`, for messages.
     pub fn name(self) -> &'static str {
         match self {
             Stream::Wdl => "WDL",
@@ -75,7 +76,9 @@ impl Stream {
 
 /// WDL symbols: the outcome for the side to move.
 pub const WDL_LOSS: u8 = 0;
+/// WDL symbol of a draw.
 pub const WDL_DRAW: u8 = 1;
+/// WDL symbol of a win for the side to move.
 pub const WDL_WIN: u8 = 2;
 
 /// The outcome a (checked) WDL symbol stands for.
@@ -91,7 +94,9 @@ pub fn wdl_outcome(w: u8) -> Outcome {
 /// gives the parity: a win is at `2 · half + 1`, a loss at `2 · half`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Symbol {
+    /// The value's order.
     pub order: u16,
+    /// Half its distance, rounded down.
     pub half: u16,
 }
 
@@ -100,7 +105,9 @@ pub struct Symbol {
 /// values, so they count the entries whose distance is not stored (§5 of `formats/table.md`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SymbolCounts {
+    /// Positions won at `(order, 2 · half + 1)`, per side to move.
     pub win: [u64; 2],
+    /// Positions lost at `(order, 2 · half)`, per side to move.
     pub loss: [u64; 2],
 }
 
@@ -161,6 +168,7 @@ pub enum RuleSet {
 }
 
 impl RuleSet {
+    /// The rule set of a header's code (1–3); `None` for any other.
     pub fn from_u32(v: u32) -> Option<RuleSet> {
         match v {
             1 => Some(RuleSet::DtcOrder0),
@@ -170,6 +178,7 @@ impl RuleSet {
         }
     }
 
+    /// The rule set's name: `dtc-order0`, `dtc-check` or `dtc-asian`.
     pub fn name(self) -> &'static str {
         match self {
             RuleSet::DtcOrder0 => "dtc-order0",
@@ -191,7 +200,9 @@ impl RuleSet {
 /// The longest win of one side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct LongestWin {
+    /// Its order.
     pub order: u16,
+    /// Its distance in plies (the largest among the side's wins).
     pub distance: u16,
     /// The smallest index holding it.
     pub index: u64,
@@ -201,29 +212,42 @@ pub struct LongestWin {
 /// entry counts twice (itself and its mirror image), identical pieces' permutations once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct SideStats {
+    /// Legal positions (`win + draw + loss`).
     pub legal: u64,
+    /// Positions won for the side to move.
     pub win: u64,
+    /// Drawn positions.
     pub draw: u64,
+    /// Positions lost for the side to move.
     pub loss: u64,
+    /// The longest win; `None` if this side never wins.
     pub longest_win: Option<LongestWin>,
 }
 
 /// The decoded header of a table file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// The table's material (canonical orientation).
     pub material: Material,
+    /// The rules the values follow.
     pub rule_set: RuleSet,
+    /// The index scheme the entries are numbered by ([`crate::index::INDEX_SCHEME_VERSION`]).
     pub index_scheme: u32,
     /// Index entries per side to move.
     pub entries: u64,
+    /// Entries per compressed block, both streams (a multiple of 32, at most
+    /// [`MAX_BLOCK_ENTRIES`]).
     pub block_entries: u32,
+    /// The highest order in the table (0 for rule set `dtc-order0`).
     pub max_order: u16,
+    /// Counts and longest win per side to move (0 Red, 1 Black).
     pub sides: [SideStats; 2],
     /// Where the block index starts; it runs to the trailer.
     pub index_offset: u64,
     /// Entries of the value table (distance symbols in use), which ends where the block index
     /// starts.
     pub symbols: u32,
+    /// Length of the whole file, trailer included.
     pub file_len: u64,
     /// crc32 of the value table and the block index together (`values_offset .. file_len - 4`).
     pub index_crc: u32,
@@ -240,6 +264,7 @@ const BUILDER_LEN: usize = 32;
 const SYMBOLS_AT: usize = 236;
 
 impl Header {
+    /// Blocks of each stream per side to move: `ceil(entries / block_entries)`.
     pub fn blocks_per_side(&self) -> u64 {
         self.entries.div_ceil(self.block_entries as u64)
     }
@@ -425,60 +450,108 @@ pub fn table_path(dir: &Path, material: Material) -> PathBuf {
 /// Why a table file cannot be used. Every variant names the file.
 #[derive(Debug, Error)]
 pub enum TableError {
+    /// Reading or writing the file failed.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// The I/O error.
         #[source]
         source: std::io::Error,
     },
+    /// The file does not start with [`MAGIC`].
     #[error("{0}: not an xqtb table file (bad magic)")]
     BadMagic(PathBuf),
+    /// The path is a directory, FIFO, socket or device, not a plain file.
     #[error("{path}: not a regular file (it is {kind}): a table must be a plain file")]
-    NotAFile { path: PathBuf, kind: &'static str },
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+        /// What it is instead, e.g. `"a directory"`.
+        kind: &'static str,
+    },
+    /// A format version this program does not know (newer than [`FORMAT_VERSION`], or 0).
     #[error("{path}: table format version {found}, this program reads version {supported}")]
     UnsupportedVersion {
+        /// The file.
         path: PathBuf,
+        /// The version the file has.
         found: u32,
+        /// The version this program reads.
         supported: u32,
     },
+    /// A table of an earlier format version (1 or 2), which this program no longer reads.
     #[error(
         "{path}: table format version {version}, which this program no longer reads (it reads \
          version 3): rebuild it with `xqtb build {material} --dir <DIR>` (build replaces it), \
          or read it with an xqtb release of format {version}"
     )]
     OldFormat {
+        /// The file.
         path: PathBuf,
+        /// The version the file has.
         version: u32,
+        /// Its material as the header names it (for the rebuild command), or `<MATERIAL>`.
         material: String,
     },
+    /// The header's crc32 does not match its bytes.
     #[error("{0}: header checksum mismatch (corrupted file)")]
     HeaderChecksum(PathBuf),
+    /// A header field is invalid or inconsistent with the others or with the index.
     #[error("{path}: bad header: {what}")]
-    BadHeader { path: PathBuf, what: String },
-    #[error("{path}: truncated or extended: header says {expected} bytes, file has {found}")]
-    Length {
+    BadHeader {
+        /// The file.
         path: PathBuf,
-        expected: u64,
-        found: u64,
-    },
-    #[error("{0}: value table or block index checksum mismatch (corrupted file)")]
-    IndexChecksum(PathBuf),
-    #[error("{path}: {stream} block {block} of side {side}: {what}")]
-    Block {
-        path: PathBuf,
-        stream: &'static str,
-        side: char,
-        block: u64,
+        /// What is wrong.
         what: String,
     },
+    /// The file is shorter than a header, or not as long as its header says.
+    #[error("{path}: truncated or extended: header says {expected} bytes, file has {found}")]
+    Length {
+        /// The file.
+        path: PathBuf,
+        /// The length expected.
+        expected: u64,
+        /// The file's length.
+        found: u64,
+    },
+    /// The crc32 of the value table and block index does not match the header's.
+    #[error("{0}: value table or block index checksum mismatch (corrupted file)")]
+    IndexChecksum(PathBuf),
+    /// A block cannot be read: its index entry points outside the data, its checksum or
+    /// decompression fails, its content is malformed, or an index or symbol is out of range.
+    #[error("{path}: {stream} block {block} of side {side}: {what}")]
+    Block {
+        /// The file.
+        path: PathBuf,
+        /// The stream's name ([`Stream::name`]).
+        stream: &'static str,
+        /// The side to move ([`side_char`]: `w` or `b`).
+        side: char,
+        /// The block's number within its side.
+        block: u64,
+        /// What is wrong.
+        what: String,
+    },
+    /// The value table holds an impossible value or disagrees with the header's counts.
     #[error("{path}: value table: {what}")]
-    ValueTable { path: PathBuf, what: String },
+    ValueTable {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        what: String,
+    },
+    /// The trailer's crc32 over the whole file does not match.
     #[error("{0}: whole-file checksum mismatch (corrupted file)")]
     FileChecksum(PathBuf),
+    /// The file holds another material than the one its name or its caller expects.
     #[error("{path}: material {found}, expected {expected}")]
     WrongMaterial {
+        /// The file.
         path: PathBuf,
+        /// The material expected.
         expected: Material,
+        /// The material in the header.
         found: Material,
     },
 }

@@ -20,7 +20,9 @@ use std::sync::{Arc, Mutex};
 
 /// Positional reads (`pread`): no shared cursor, so one file serves many threads.
 pub trait ReadAt: Send + Sync {
+    /// Fills `buf` with the bytes at `offset`; an error if they are not all there.
     fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()>;
+    /// The length in bytes.
     fn size(&self) -> io::Result<u64>;
     /// The bytes at `offset .. offset + len` in place, where the reader holds them in memory
     /// (a mapping, a vector): no copy. `None` if it does not or they are out of range.
@@ -72,6 +74,7 @@ pub struct Mapped {
 }
 
 impl Mapped {
+    /// Maps `file` read-only (an empty file is not mapped and reads as no bytes).
     pub fn new(file: &File) -> io::Result<Mapped> {
         if file.metadata()?.len() == 0 {
             return Ok(Mapped { map: None });
@@ -300,10 +303,12 @@ impl<R: ReadAt> TableFile<R> {
         })
     }
 
+    /// The decoded header (checked at open).
     pub fn header(&self) -> &Header {
         &self.header
     }
 
+    /// The path the table was opened from (used in error messages).
     pub fn path(&self) -> &Path {
         &self.path
     }

@@ -47,6 +47,9 @@ thread_local! {
 /// Where a block went: offset, compressed length, crc32.
 type IndexEntry = (u64, u32, u32);
 
+/// Writes one table file, both sides' entries in index order ([`TableWriter::create`],
+/// [`TableWriter::write`], [`TableWriter::finish`]); dropped unfinished, it removes its temporary
+/// file.
 pub struct TableWriter {
     path: PathBuf,
     tmp_path: PathBuf,
