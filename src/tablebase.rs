@@ -40,8 +40,10 @@ use crate::material::Material;
 use crate::position::{Move, Position};
 use crate::table::{table_path, TableError, TableFile};
 use crate::value::{Outcome, Value};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use thiserror::Error;
 
@@ -109,6 +111,20 @@ pub struct Tablebase {
     dir: PathBuf,
     cache_bytes: usize,
     open: Mutex<HashMap<Material, Arc<OpenTable>>>,
+    /// Distinguishes this tablebase in the threads' caches of the last table probed.
+    id: u64,
+}
+
+/// Numbers [`Tablebase`]s for [`LAST`].
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The table this thread probed last: (tablebase id, material, table). Search threads probe
+    /// the same few tables over and over; a hit here spares them the shared map's lock and the
+    /// table's shared reference count, which many threads would otherwise contend for on every
+    /// probe. (It keeps that one table open until the thread probes another or ends, even if
+    /// its tablebase is dropped meanwhile.)
+    static LAST: RefCell<Option<(u64, Material, Arc<OpenTable>)>> = const { RefCell::new(None) };
 }
 
 /// One legal move and the value of the position it leads to (for the side to move there).
@@ -174,6 +190,7 @@ impl Tablebase {
             dir: dir.to_owned(),
             cache_bytes,
             open: Mutex::new(HashMap::new()),
+            id: NEXT_ID.fetch_add(1, Relaxed),
         }
     }
 
@@ -287,10 +304,10 @@ impl Tablebase {
     }
 
     /// Finds a legal position's table and entry and reads it with `read`.
-    fn locate<T>(
+    fn locate<T, R: FnOnce(&OpenTable, usize, u64) -> Result<T, TableError>>(
         &self,
         pos: &Position,
-        read: impl FnOnce(&OpenTable, usize, u64) -> Result<T, TableError>,
+        read: R,
     ) -> Result<T, ProbeError> {
         if pos.opponent_in_check() {
             return Err(ProbeError::Illegal);
@@ -303,10 +320,23 @@ impl Tablebase {
             flipped = pos.flip_colors();
             &flipped
         };
-        let t = self.table(material)?;
-        let index = t.indexer().encode(p)?;
         // `p` is legal (checked above): its entry holds its value.
-        Ok(read(&t, p.turn().index(), index)?)
+        let entry = |t: &OpenTable, read: R| -> Result<T, ProbeError> {
+            Ok(read(t, p.turn().index(), t.indexer().encode(p)?)?)
+        };
+        let mut read = Some(read);
+        let hit = LAST.with_borrow(|last| match last {
+            Some((id, m, t)) if *id == self.id && *m == material => {
+                Some(entry(t, read.take().expect("unused")))
+            }
+            _ => None,
+        });
+        if let Some(r) = hit {
+            return r;
+        }
+        let t = self.table(material)?;
+        LAST.with_borrow_mut(|last| *last = Some((self.id, material, t.clone())));
+        entry(&t, read.take().expect("unused"))
     }
 
     /// The best moves of a legal position by Fang's Definition 9, as the query system marks them
