@@ -131,8 +131,9 @@ pub struct BuildOptions {
     /// Memory budget in bytes: the builder's own data (working state, supporting tables,
     /// buffers) is planned to stay inside it; the program itself takes a few MiB more.
     pub memory: u64,
-    /// Entries per working chunk (rounded down to a power of two); fixed when a table's build
-    /// starts.
+    /// At most this many entries per working chunk (rounded down to a power of two; a streamed
+    /// build may halve it to keep its unresolved filter, `formats/build.md` §9); fixed when a
+    /// table's build starts.
     pub chunk_len: u64,
     /// A checkpoint is taken at a pass boundary once this long has passed since the last one.
     pub checkpoint_interval: Duration,

@@ -3,7 +3,7 @@
 use super::dtc;
 use super::graph::Graph;
 use super::layout::Layout;
-use super::plan::{plan, Plan};
+use super::plan::{plan, plan_chunks, Plan};
 use super::progress::Progress;
 use super::store::StoreDir;
 use super::sub::Subtables;
@@ -58,9 +58,9 @@ pub fn build_table(
         ));
         None
     });
-    let layout = match &manifest {
-        Some(m) if m.entries == n => Layout::new(n, m.chunk_shift),
-        _ => Layout::with_len(n, opts.chunk_len),
+    let resumed_layout = match &manifest {
+        Some(m) if m.entries == n => Some(Layout::new(n, m.chunk_shift)),
+        _ => None,
     };
     let sizes = supporting_sizes(material)?;
     let threads = rayon::current_num_threads();
@@ -75,20 +75,44 @@ pub fn build_table(
         crate::fang::numbering::Numbering::new(material)
             .map_err(|e| BuildError::Rules(format!("{e} (build it with --rules check or none)")))?;
     }
-    let p: Plan = plan(
-        opts.memory,
-        n,
-        layout.chunk_len() as u64,
-        &sizes,
-        threads,
-        opts.force_streaming,
-        super::rules::bitmaps(material, rules),
-    )
-    .map_err(|e| BuildError::BudgetTooSmall {
+    let too_small = |e: super::plan::TooSmall| BuildError::BudgetTooSmall {
         budget: opts.memory,
         needed: e.needed,
         material,
-    })?;
+    };
+    let rule_bitmaps = super::rules::bitmaps(material, rules);
+    // A resumed build keeps its checkpoint's chunks; a new one may take shorter chunks than
+    // asked to keep the unresolved filter.
+    let (layout, p): (Layout, Plan) = match resumed_layout {
+        Some(layout) => {
+            let len = layout.chunk_len() as u64;
+            let p = plan(
+                opts.memory,
+                n,
+                len,
+                &sizes,
+                threads,
+                opts.force_streaming,
+                rule_bitmaps,
+            )
+            .map_err(too_small)?;
+            (layout, p)
+        }
+        None => {
+            let len = Layout::with_len(n, opts.chunk_len).chunk_len() as u64;
+            let (len, p) = plan_chunks(
+                opts.memory,
+                n,
+                len,
+                &sizes,
+                threads,
+                opts.force_streaming,
+                rule_bitmaps,
+            )
+            .map_err(too_small)?;
+            (Layout::with_len(n, len), p)
+        }
+    };
     let (subs, _) = Subtables::open(
         &opts.dir,
         material,

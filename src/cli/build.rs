@@ -32,7 +32,8 @@ pub struct Args {
     /// Print each phase's wall time (init, each ply, write) as it ends.
     #[arg(long, short)]
     verbose: bool,
-    /// Entries per working chunk (testing and tuning).
+    /// At most this many entries per working chunk (testing and tuning; a streamed build takes
+    /// shorter chunks if that makes room for its unresolved filter).
     #[arg(long, hide = true, default_value_t = builder::DEFAULT_CHUNK_LEN)]
     chunk_len: u64,
     /// Stream through chunk files even when the table fits in memory (testing).
