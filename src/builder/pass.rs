@@ -410,6 +410,7 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
                 .sum::<u64>();
         })?;
         work.replace(dst, c, &chunk)?;
+        work.store.recycle(chunk);
     }
     Ok(resolved)
 }

@@ -332,6 +332,7 @@ fn seed(work: &mut Work, order: u16) -> Result<(), BuildError> {
                     let chunk = work.read(side, c)?;
                     set(&chunk, work);
                     work.replace(side, c, &chunk)?;
+                    work.store.recycle(chunk);
                 }
             }
         }

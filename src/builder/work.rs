@@ -126,6 +126,7 @@ impl Work {
             Entries::Streaming => {
                 let rec = self.store.write_chunk(side, c, 0, &chunk)?;
                 self.current[side].push(rec);
+                self.store.recycle(chunk);
             }
         }
         Ok(())
@@ -169,7 +170,9 @@ impl Work {
             Entries::Resident(res) => Ok(f(&res[side][c])),
             Entries::Streaming => {
                 let chunk = self.read(side, c)?;
-                Ok(f(&chunk))
+                let out = f(&chunk);
+                self.store.recycle(chunk);
+                Ok(out)
             }
         }
     }
@@ -273,8 +276,9 @@ impl Work {
             for c in 0..self.layout.chunks() {
                 let chunk = self.read(side, c)?;
                 self.mark_bitmaps(side, c, &chunk, select);
-                if let Entries::Resident(res) = &mut self.entries {
-                    res[side].push(chunk);
+                match &mut self.entries {
+                    Entries::Resident(res) => res[side].push(chunk),
+                    Entries::Streaming => self.store.recycle(chunk),
                 }
             }
         }
