@@ -131,6 +131,8 @@ pub struct StoreDir {
     /// (megabytes) at a time; fresh allocations of that size are fresh pages from the kernel
     /// every time (7 % of a streamed KRNKAABB build went to their page faults).
     scratch: std::sync::Mutex<(Vec<u8>, Vec<AtomicU32>)>,
+    /// The same for draining update logs: a batch's bytes and records.
+    log_scratch: std::sync::Mutex<(Vec<u8>, Vec<u32>)>,
 }
 
 /// Is the open `file` the one `path` names now?
@@ -174,6 +176,7 @@ impl StoreDir {
                         dir,
                         _lock: lock,
                         scratch: Default::default(),
+                        log_scratch: Default::default(),
                     })
                 }
                 Ok(()) => continue,
@@ -401,8 +404,10 @@ impl StoreDir {
             Err(e) => return Err(io(&path)(e)),
         };
         let mut r = BufReader::with_capacity(1 << 16, file);
-        let mut bytes = vec![0u8; 4 * batch.max(1)];
-        let mut recs = vec![0u32; batch.max(1)];
+        let mut scratch = self.log_scratch.lock().unwrap();
+        let (bytes, recs) = &mut *scratch;
+        bytes.resize(4 * batch.max(1), 0);
+        recs.resize(batch.max(1), 0);
         loop {
             let mut filled = 0;
             while filled < bytes.len() {
