@@ -110,16 +110,17 @@ pub fn plan(
 /// checksums, log routing) grow and the budgets where it would help are tiny.
 pub const MIN_STREAM_CHUNK: u64 = 1 << 16;
 
-/// Plans with chunks of at most `chunk_len` entries (a power of two): `chunk_len` itself, or,
-/// when streaming with it leaves no room for the unresolved filter, the longest shorter power of
-/// two (down to [`MIN_STREAM_CHUNK`]) whose smaller chunk buffers make room for it. The filter
+/// Plans with chunks of at most `chunks.0` entries (a power of two): that length, or, when
+/// streaming with it leaves no room for the unresolved filter, the longest shorter power of two
+/// (down to `chunks.1`, e.g. [`MIN_STREAM_CHUNK`]; a resumed build passes its own length) whose
+/// smaller chunk buffers make room for it. The filter
 /// keeps most of a pass's updates out of the logs: KRNKAABB at `--memory 64M` took 39.9 s with
 /// chunks of 2^20 and no filter, 31.7 s with chunks of 2^19 and the filter. Returns the chunk
 /// length and its plan.
 pub fn plan_chunks(
     budget: u64,
     entries: u64,
-    chunk_len: u64,
+    chunks: (u64, u64),
     sub_entries: &[u64],
     threads: usize,
     force_streaming: bool,
@@ -136,12 +137,13 @@ pub fn plan_chunks(
             rule_bitmaps,
         )
     };
+    let (chunk_len, shortest) = chunks;
     let first = with(chunk_len)?;
     if first.resident || first.unresolved_filter {
         return Ok((chunk_len, first));
     }
     let mut len = chunk_len;
-    while len / 2 >= MIN_STREAM_CHUNK {
+    while len / 2 >= shortest {
         len /= 2;
         if let Ok(p) = with(len) {
             if p.unresolved_filter {
@@ -215,19 +217,23 @@ mod tests {
         let subs = [44_340_444, 71_286_141, 1_560_294, 1_638_612];
         let long = plan(64 * M, n, 1 << 20, &subs, 2, false, 0).unwrap();
         assert!(!long.resident && !long.unresolved_filter);
-        let (len, p) = plan_chunks(64 * M, n, 1 << 20, &subs, 2, false, 0).unwrap();
+        let (len, p) =
+            plan_chunks(64 * M, n, (1 << 20, MIN_STREAM_CHUNK), &subs, 2, false, 0).unwrap();
         assert_eq!(len, 1 << 19);
         assert!(p.unresolved_filter);
         assert_eq!(p, plan(64 * M, n, len, &subs, 2, false, 0).unwrap());
+        // A resumed build's chunks stay as its checkpoint has them.
+        let (len, p) = plan_chunks(64 * M, n, (1 << 20, 1 << 20), &subs, 2, false, 0).unwrap();
+        assert_eq!((len, p), (1 << 20, long));
         // Resident plans and plans that keep the filter keep their chunks.
         assert_eq!(
-            plan_chunks(1 << 30, n, 1 << 20, &subs, 2, false, 0)
+            plan_chunks(1 << 30, n, (1 << 20, MIN_STREAM_CHUNK), &subs, 2, false, 0)
                 .unwrap()
                 .0,
             1 << 20
         );
         assert_eq!(
-            plan_chunks(96 * M, n, 1 << 20, &subs, 2, true, 0)
+            plan_chunks(96 * M, n, (1 << 20, MIN_STREAM_CHUNK), &subs, 2, true, 0)
                 .unwrap()
                 .0,
             1 << 20
@@ -236,7 +242,8 @@ mod tests {
         // take 34 of it), the given length stays.
         let tight = plan(48 * M, n, 1 << 20, &[], 2, false, 0).unwrap();
         assert!(!tight.unresolved_filter);
-        let (len, p) = plan_chunks(48 * M, n, 1 << 20, &[], 2, false, 0).unwrap();
+        let (len, p) =
+            plan_chunks(48 * M, n, (1 << 20, MIN_STREAM_CHUNK), &[], 2, false, 0).unwrap();
         assert_eq!((len, p), (1 << 20, tight));
     }
 

@@ -3,7 +3,7 @@
 use super::dtc;
 use super::graph::Graph;
 use super::layout::Layout;
-use super::plan::{plan, plan_chunks, Plan};
+use super::plan::{plan_chunks, MIN_STREAM_CHUNK};
 use super::progress::Progress;
 use super::store::StoreDir;
 use super::sub::Subtables;
@@ -83,36 +83,24 @@ pub fn build_table(
     let rule_bitmaps = super::rules::bitmaps(material, rules);
     // A resumed build keeps its checkpoint's chunks; a new one may take shorter chunks than
     // asked to keep the unresolved filter.
-    let (layout, p): (Layout, Plan) = match resumed_layout {
-        Some(layout) => {
-            let len = layout.chunk_len() as u64;
-            let p = plan(
-                opts.memory,
-                n,
-                len,
-                &sizes,
-                threads,
-                opts.force_streaming,
-                rule_bitmaps,
-            )
-            .map_err(too_small)?;
-            (layout, p)
-        }
-        None => {
-            let len = Layout::with_len(n, opts.chunk_len).chunk_len() as u64;
-            let (len, p) = plan_chunks(
-                opts.memory,
-                n,
-                len,
-                &sizes,
-                threads,
-                opts.force_streaming,
-                rule_bitmaps,
-            )
-            .map_err(too_small)?;
-            (Layout::with_len(n, len), p)
-        }
+    let (asked, shortest) = match resumed_layout {
+        Some(l) => (l.chunk_len() as u64, l.chunk_len() as u64),
+        None => (
+            Layout::with_len(n, opts.chunk_len).chunk_len() as u64,
+            MIN_STREAM_CHUNK,
+        ),
     };
+    let (len, p) = plan_chunks(
+        opts.memory,
+        n,
+        (asked, shortest),
+        &sizes,
+        threads,
+        opts.force_streaming,
+        rule_bitmaps,
+    )
+    .map_err(too_small)?;
+    let layout = Layout::with_len(n, len);
     let (subs, _) = Subtables::open(
         &opts.dir,
         material,
