@@ -30,7 +30,7 @@ pub enum ParseError {
     #[error("unknown piece letter {0:?}")]
     UnknownLetter(char),
     /// The FEN side-to-move field is not recognised; the field as found.
-    #[error("side to move must be 'w' (Red) or 'b' (Black), found {0:?}")]
+    #[error("side to move must be 'w' or 'r' (Red) or 'b' (Black), found {0:?}")]
     BadSide(String),
     /// A side has a second king.
     #[error("{color:?} has two kings")]

@@ -83,14 +83,6 @@ pub enum ProbeError {
     /// The position could not be indexed in its table.
     #[error(transparent)]
     Index(#[from] IndexError),
-    /// A table holds no value for a legal position (a corrupted or wrong table).
-    #[error("table {material} has no value for legal position {fen} (corrupted or wrong table)")]
-    NoValue {
-        /// The table's material.
-        material: Material,
-        /// The position, as FEN.
-        fen: String,
-    },
 }
 
 /// An open table.

@@ -93,7 +93,6 @@ impl From<ProbeError> for ApiError {
                 ApiError::BadRequest(format!("position cannot be indexed: {e}"))
             }
             ProbeError::Table(_)
-            | ProbeError::NoValue { .. }
             | ProbeError::Inconsistent { .. }
             | ProbeError::Directory { .. } => {
                 ApiError::Unavailable(format!("table unavailable: {e}"))
