@@ -23,7 +23,7 @@
 use super::dtc;
 use super::entry::{self, Bitmap, NEVER};
 use super::graph::Graph;
-use super::pattern::{Region, Space, KING_BIT};
+use super::pattern::{Region, Space, Warm, KING_BIT};
 use super::progress::Progress;
 use super::work::{Entries, Work, WINDOW};
 use super::BuildError;
@@ -89,6 +89,12 @@ pub struct RuleState {
     drawn: ByColor<Bitmap>,
     /// The next refresh computes every unresolved entry.
     full: bool,
+    /// The losses of the maximum patterns the last [`RuleState::next_seeds`] found, by
+    /// attacker and target: the next order's warm starts ([`Warm`]).
+    previous: Vec<(Color, Target, Vec<Bitmap>)>,
+    /// The dirty marks since the chasing patterns were last computed (they are computed only at
+    /// orders without a checking pattern, so their warm start needs the marks of several).
+    since_chase: ByColor<Bitmap>,
 }
 
 /// Bitmaps of `entries` bits the rule phases keep for `material` (the plan counts them).
@@ -97,6 +103,7 @@ pub fn bitmaps(material: Material, rules: Rules) -> u64 {
         Rules::None => 0,
         // Dirty and drawn bits, candidates for each king.
         Rules::Check => 6,
+        // Also the dirty bits since the last chasing patterns, candidates for each piece.
         Rules::Asian => {
             let pieces: u64 = Color::ALL
                 .into_iter()
@@ -104,7 +111,7 @@ pub fn bitmaps(material: Material, rules: Rules) -> u64 {
                 .filter(|&(_, r)| r != Role::King)
                 .map(|(c, r)| material.count(c, r) as u64)
                 .sum();
-            6 + pieces
+            8 + pieces
         }
     }
 }
@@ -151,6 +158,8 @@ impl RuleState {
             dirty: ByColor::new(|_| Bitmap::new(n)),
             drawn,
             full: true,
+            previous: Vec::new(),
+            since_chase: ByColor::new(|_| Bitmap::new(if rules == Rules::Asian { n } else { 0 })),
         })
     }
 
@@ -198,12 +207,15 @@ impl RuleState {
                     for ((_, b), word) in cands.iter().zip(new) {
                         b.store_word(w, word);
                     }
-                    dirty.store_word(w, 0);
                 }
                 progress.advance(WINDOW as u64);
             });
         }
         progress.finish();
+        if self.full {
+            // Without the dirty marks since the last patterns, no warm start is sound.
+            self.previous.clear();
+        }
         self.full = false;
     }
 
@@ -247,13 +259,58 @@ impl RuleState {
     }
 
     /// Computes the patterns that seed the next order among the unresolved entries `open` and
-    /// adds their losses to `seeds`; `None` when no pattern is left.
+    /// adds their losses to `seeds`; `None` when no pattern is left. Patterns the previous call
+    /// found start warm from it ([`Warm`]); the dirty marks are consumed.
     pub fn next_seeds(
-        &self,
+        &mut self,
         open: &ByColor<&Bitmap>,
         graph: &Graph,
         seeds: &ByColor<Bitmap>,
     ) -> Option<(LevelKind, u64)> {
+        if self.rules == Rules::Asian {
+            for side in Color::ALL {
+                or_into(&self.since_chase[side], &self.dirty[side]);
+            }
+        }
+        let mut previous = std::mem::take(&mut self.previous);
+        let mut found = Vec::new();
+        let next = self.find_seeds(open, graph, seeds, &mut previous, &mut found);
+        let chased = found.iter().any(|(_, t, _)| *t != Target::King);
+        // Chasing patterns not computed now keep their previous ones for a later warm start.
+        found.extend(previous.into_iter().filter(|(_, t, _)| !chased && *t != Target::King));
+        self.previous = found;
+        for side in Color::ALL {
+            clear(&self.dirty[side]);
+            if chased {
+                clear(&self.since_chase[side]);
+            }
+        }
+        next
+    }
+
+    /// [`RuleState::next_seeds`] given the previous call's maximum patterns (taken from
+    /// `previous`); this call's go to `found`.
+    fn find_seeds(
+        &self,
+        open: &ByColor<&Bitmap>,
+        graph: &Graph,
+        seeds: &ByColor<Bitmap>,
+        previous: &mut Vec<(Color, Target, Vec<Bitmap>)>,
+        found: &mut Vec<(Color, Target, Vec<Bitmap>)>,
+    ) -> Option<(LevelKind, u64)> {
+        let mut warm = |attacker: Color, target: Target| {
+            let i = previous
+                .iter()
+                .position(|(a, t, _)| (*a, *t) == (attacker, target))?;
+            let changed = match target {
+                Target::King => &self.dirty[!attacker],
+                Target::Piece(_) => &self.since_chase[!attacker],
+            };
+            Some(Warm {
+                previous: previous.swap_remove(i).2,
+                changed,
+            })
+        };
         let space = Space {
             graph,
             numbering: &self.numbering,
@@ -264,8 +321,9 @@ impl RuleState {
         let seeds_into = seeds;
         let mut seeds = 0;
         for attacker in Color::ALL {
-            let p = space.non_mutual_check(region, attacker);
+            let (p, max) = space.non_mutual_check(region, attacker, warm(attacker, Target::King));
             seeds += mark_losses(&seeds_into[!attacker], p.set.side(!attacker));
+            found.push((attacker, Target::King, max));
         }
         if seeds > 0 {
             return Some((LevelKind::Check, seeds));
@@ -276,8 +334,9 @@ impl RuleState {
         for attacker in Color::ALL {
             for t in space.targets(attacker) {
                 if let Target::Piece(piece) = t {
-                    let p = space.chase_pattern(region, attacker, piece);
+                    let (p, max) = space.chase_pattern(region, attacker, piece, warm(attacker, t));
                     seeds += mark_losses(&seeds_into[!attacker], p.set.side(!attacker));
+                    found.push((attacker, t, max));
                 }
             }
         }
@@ -290,6 +349,25 @@ fn unresolved(work: &Work, side: Color) -> &Bitmap {
     work.unresolved[side]
         .as_ref()
         .expect("a build under the Asian rules keeps the unresolved filter")
+}
+
+/// Sets the bits of `from` in `into` (only words with bits are touched).
+fn or_into(into: &Bitmap, from: &Bitmap) {
+    (0..from.words()).into_par_iter().for_each(|w| {
+        let bits = from.word(w);
+        if bits != 0 {
+            into.or_word(w, bits);
+        }
+    });
+}
+
+/// Clears a bitmap (only words with bits are touched).
+fn clear(b: &Bitmap) {
+    (0..b.words()).into_par_iter().for_each(|w| {
+        if b.word(w) != 0 {
+            b.store_word(w, 0);
+        }
+    });
 }
 
 /// Adds a pattern's losses (`slots`: its bitmaps of one side, every slot) to `frontier`, of that
