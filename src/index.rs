@@ -400,9 +400,9 @@ pub struct Indexer {
     slot_base: [u8; 16],
     /// How many pieces of each code the material has.
     expected: [u8; 16],
-    /// For a piece code forming a group of one piece: its group's weight in the index (the
-    /// product of the later groups' radices) and its domain's slots.
-    single: [Option<(u64, usize)>; 16],
+    /// For an attacker's piece code (a rook, horse, cannon or pawn): its group's weight in the
+    /// index (the product of the later groups' radices) and the group's number.
+    attacker_group: [Option<(u64, usize)>; 16],
 }
 
 impl Indexer {
@@ -486,12 +486,10 @@ impl Indexer {
             .try_fold(1u64, |acc, g| acc.checked_mul(g.size.get()))
             .ok_or_else(too_large)?;
         let size = pairs.checked_mul(others_size).ok_or_else(too_large)?;
-        let mut single = [None; 16];
+        let mut attacker_group = [None; 16];
         let mut weight = 1u64;
         for (g, grp) in groups.iter().enumerate().rev() {
-            if grp.count == 1 {
-                single[Piece::new(grp.color, grp.role).code() as usize] = Some((weight, g));
-            }
+            attacker_group[Piece::new(grp.color, grp.role).code() as usize] = Some((weight, g));
             weight *= grp.size.get();
         }
         Ok(Indexer {
@@ -508,7 +506,7 @@ impl Indexer {
             size,
             slot_base,
             expected,
-            single,
+            attacker_group,
         })
     }
 
@@ -619,20 +617,44 @@ impl Indexer {
         self.encode_mirrored(pos).map(|(index, _)| index)
     }
 
-    /// The index of the position reached from `index`'s own position (as [`Indexer::decode`]
-    /// gives it) by moving the piece with `code` from `from` to `to`, where that piece is the
-    /// only one of its kind (a rook, cannon, horse or pawn): only its group's rank changes, so
-    /// this is a few operations instead of a full [`Indexer::encode`]. `None` when the shortcut
-    /// does not apply (defenders, groups of two or more, a point outside the domain).
+    /// The index of the position reached from `index`'s own position `pos` (as
+    /// [`Indexer::decode`] gives it) by moving its piece with `code` from `from` to `to`, where
+    /// that piece is an attacker (a rook, horse, cannon or pawn): only its group's rank changes,
+    /// so this is a few operations instead of a full [`Indexer::encode`]. With identical pieces
+    /// (two horses, say) the rank comes from the group's other points in `pos`. `None` when the
+    /// shortcut does not apply (defenders, a point outside the domain).
     #[inline]
-    pub fn moved(&self, index: u64, code: u8, from: Square, to: Square) -> Option<u64> {
-        let (weight, g) = self.single[code as usize & 15]?;
-        let slots = &self.groups[g].domain.slot;
+    pub fn moved(
+        &self,
+        index: u64,
+        code: u8,
+        from: Square,
+        to: Square,
+        pos: &Position,
+    ) -> Option<u64> {
+        let (weight, g) = self.attacker_group[code as usize & 15]?;
+        let grp = &self.groups[g];
+        let slots = &grp.domain.slot;
         let (a, b) = (slots[from.index()], slots[to.index()]);
         if a == NO_SLOT || b == NO_SLOT {
             return None;
         }
-        Some(index.wrapping_add((b as u64).wrapping_sub(a as u64).wrapping_mul(weight)))
+        let delta = if grp.count == 1 {
+            (b as u64).wrapping_sub(a as u64)
+        } else {
+            // Points ascend, and so do their slots: the group's slots come sorted.
+            let (mut old, mut new, mut n) = ([0u8; 5], [0u8; 5], 0);
+            for sq in BitIter(pos.occupied()) {
+                if pos.codes()[sq as usize] == code && n < old.len() {
+                    old[n] = slots[sq as usize];
+                    new[n] = if old[n] == a { b } else { old[n] };
+                    n += 1;
+                }
+            }
+            new[..n].sort_unstable();
+            comb_rank(&new[..n]).wrapping_sub(comb_rank(&old[..n]))
+        };
+        Some(index.wrapping_add(delta.wrapping_mul(weight)))
     }
 
     /// The defenders' placements and the attackers' part of an index: what

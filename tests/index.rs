@@ -194,6 +194,52 @@ fn moved_defender_agrees_with_encode() {
     }
 }
 
+/// The attacker shortcut agrees with a full encode for every quiet move of a rook, horse, cannon
+/// or pawn from every legal entry, alone of its kind or with twins (two and three identical
+/// pieces), and declines only moves out of the piece's domain.
+#[test]
+fn moved_attacker_agrees_with_encode() {
+    use xqtb::Role;
+    for m in ["KRKA", "KNNK", "KCCKA", "KPPPK", "KNKPP"] {
+        let ix = Indexer::new(m.parse().unwrap()).unwrap();
+        let (mut answered, mut twins) = (0u64, 0u64);
+        for i in 0..ix.size() {
+            let Some(pos) = ix.decode(i, Color::Red) else {
+                continue;
+            };
+            for color in Color::ALL {
+                let mut p = pos.clone();
+                p.set_turn(color);
+                let mut moves = xqtb::MoveList::new();
+                p.pseudo_legal_moves(&mut moves);
+                for mv in moves {
+                    let piece = p.piece_at(mv.from).unwrap();
+                    if p.is_capture(mv)
+                        || matches!(piece.role(), Role::King | Role::Advisor | Role::Elephant)
+                    {
+                        continue;
+                    }
+                    let mut q = p.clone();
+                    q.play(mv);
+                    let full = ix.encode_mirrored(&q);
+                    match ix.moved(i, piece.code(), mv.from, mv.to, &p) {
+                        Some(fast) => {
+                            answered += 1;
+                            twins += u64::from(p.count(color, piece.role()) > 1);
+                            assert_eq!(Ok((fast, false)), full, "{m} {i} {mv}");
+                        }
+                        None => assert!(full.is_err(), "{m} {i} {mv} declined"),
+                    }
+                }
+            }
+        }
+        assert!(answered > 0, "{m}: no move answered");
+        if m.contains("NN") || m.contains("CC") || m.contains("PP") {
+            assert!(twins > 0, "{m}: no twin's move answered");
+        }
+    }
+}
+
 /// The decoder that keeps the last pair's defenders gives the same positions as a plain decode,
 /// in index order and out of it, for both sides to move.
 #[test]

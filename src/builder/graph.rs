@@ -54,8 +54,8 @@ impl Graph {
 
     /// The entry a quiet move `mv` of `pos` (the position entry `index` decodes to) reaches,
     /// `child` being the position after it, and whether that entry decodes to `child`'s mirror
-    /// image. A move of a rook, horse, cannon or pawn alone of its kind keeps the defenders and
-    /// the entry's orientation: a table lookup instead of an encoding.
+    /// image. A move of a rook, horse, cannon or pawn keeps the defenders and the entry's
+    /// orientation: a rank update instead of an encoding.
     #[inline]
     pub fn child(
         &self,
@@ -65,7 +65,7 @@ impl Graph {
         child: &Position,
     ) -> (u64, bool) {
         let code = pos.piece_at(mv.from).map_or(0, |p| p.code());
-        if let Some(c) = self.indexer.moved(index, code, mv.from, mv.to) {
+        if let Some(c) = self.indexer.moved(index, code, mv.from, mv.to, pos) {
             debug_assert_eq!(self.indexer.encode_mirrored(child).ok(), Some((c, false)));
             return (c, false);
         }
@@ -132,7 +132,7 @@ impl Graph {
             let code = child.piece_at(m.to).map_or(0, |p| p.code());
             // An attacker's retro move keeps the defenders, hence the pair and the (absent)
             // mirroring of `child`'s own entry: only that piece's group rank changes.
-            if let Some(parent) = self.indexer.moved(index, code, m.to, m.from) {
+            if let Some(parent) = self.indexer.moved(index, code, m.to, m.from, child) {
                 emit(parent);
                 continue;
             }
