@@ -81,6 +81,23 @@ fn comb_rank(slots: &[u8]) -> u64 {
         .sum()
 }
 
+/// How the rank of a group of identical pieces (`code`, each on the point whose slot `slots`
+/// gives) changes when the one in slot `a` of `pos` moves to slot `b` (wrapping).
+#[inline(never)]
+fn twin_rank_change(slots: &[u8; 90], code: u8, a: u8, b: u8, pos: &Position) -> u64 {
+    // Points ascend, and so do their slots: the group's slots come sorted.
+    let (mut old, mut new, mut n) = ([0u8; 5], [0u8; 5], 0);
+    for sq in BitIter(pos.occupied()) {
+        if pos.codes()[sq as usize] == code && n < old.len() {
+            old[n] = slots[sq as usize];
+            new[n] = if old[n] == a { b } else { old[n] };
+            n += 1;
+        }
+    }
+    new[..n].sort_unstable();
+    comb_rank(&new[..n]).wrapping_sub(comb_rank(&old[..n]))
+}
+
 /// Inverse of [`comb_rank`] for k = `out.len()` slots below `n`.
 #[inline]
 fn comb_unrank(mut rank: u64, n: usize, out: &mut [u8]) {
@@ -642,17 +659,7 @@ impl Indexer {
         let delta = if grp.count == 1 {
             (b as u64).wrapping_sub(a as u64)
         } else {
-            // Points ascend, and so do their slots: the group's slots come sorted.
-            let (mut old, mut new, mut n) = ([0u8; 5], [0u8; 5], 0);
-            for sq in BitIter(pos.occupied()) {
-                if pos.codes()[sq as usize] == code && n < old.len() {
-                    old[n] = slots[sq as usize];
-                    new[n] = if old[n] == a { b } else { old[n] };
-                    n += 1;
-                }
-            }
-            new[..n].sort_unstable();
-            comb_rank(&new[..n]).wrapping_sub(comb_rank(&old[..n]))
+            twin_rank_change(slots, code, a, b, pos)
         };
         Some(index.wrapping_add(delta.wrapping_mul(weight)))
     }

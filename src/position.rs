@@ -545,7 +545,7 @@ impl Position {
 
     /// Calls `f` with the pseudo-legal quiet moves of the side to move until it returns true;
     /// returns whether it did.
-    fn pseudo_quiet_until(&self, mut f: impl FnMut(Move) -> bool) -> bool {
+    pub fn pseudo_quiet_until(&self, mut f: impl FnMut(Move) -> bool) -> bool {
         let us = self.turn;
         let b = &self.board;
         for i in BitIter(self.occ[us.index()]) {

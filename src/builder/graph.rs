@@ -84,22 +84,14 @@ impl Graph {
         at: u64,
         mut f: impl FnMut(crate::position::Move, &Position, u64, bool) -> bool,
     ) -> bool {
-        let mut moves = crate::position::MoveList::new();
-        pos.pseudo_legal_moves(&mut moves);
         let mut child = pos.clone();
-        for &mv in &moves {
-            if pos.is_capture(mv) {
-                continue;
-            }
+        pos.pseudo_quiet_until(|mv| {
             let undo = child.play(mv);
             let (index, mirrored) = self.child(pos, at, mv, &child);
             let stop = f(mv, &child, index, mirrored);
             child.undo(mv, undo);
-            if stop {
-                return true;
-            }
-        }
-        false
+            stop
+        })
     }
 
     /// Calls `emit` with every predecessor of `child` (the position of entry `index`), once per
