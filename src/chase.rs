@@ -51,8 +51,7 @@ pub fn chased_after(u: &Position, mv: Move, v: &Position) -> Vec<Square> {
     let mut threats = MoveList::new();
     let mut as_mover = v.clone();
     as_mover.set_turn(mover);
-    as_mover.pseudo_legal_moves(&mut threats);
-    threats.retain(|m| as_mover.is_capture(*m));
+    as_mover.pseudo_captures(|m| threats.push(m));
     let mut chased: Vec<Square> = threats
         .iter()
         .filter(|m| forbidden_attack(v, m.from, m.to) && !forbidden_attack(u, before(m.from), m.to))
@@ -114,9 +113,9 @@ pub fn legal_capture(w: &Position, from: Square, to: Square) -> bool {
     let mut pos = w.clone();
     pos.set_turn(piece.color());
     let m = Move::new(from, to);
-    let mut moves = MoveList::new();
-    pos.pseudo_legal_moves(&mut moves);
-    moves.contains(&m) && pos.is_capture(m) && keeps_king_safe(&mut pos, m)
+    let mut pseudo = false;
+    pos.pseudo_captures(|c| pseudo |= c == m);
+    pseudo && keeps_king_safe(&mut pos, m)
 }
 
 /// After the piece on `a` takes the piece on `p` in `w`, can `p`'s side legally take back on
@@ -129,12 +128,13 @@ pub fn protected(w: &Position, a: Square, p: Square) -> bool {
     let mut pos = w.clone();
     pos.set_turn(attacker.color());
     pos.play(Move::new(a, p));
-    let mut moves = MoveList::new();
-    pos.pseudo_legal_moves(&mut moves);
-    moves
-        .iter()
-        .filter(|m| m.to == p)
-        .any(|&m| keeps_king_safe(&mut pos, m))
+    let mut recaptures = MoveList::new();
+    pos.pseudo_captures(|m| {
+        if m.to == p {
+            recaptures.push(m);
+        }
+    });
+    recaptures.iter().any(|&m| keeps_king_safe(&mut pos, m))
 }
 
 /// Does the pseudo-legal move `m` of the side to move leave its own king safe?

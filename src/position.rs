@@ -497,7 +497,7 @@ impl Position {
 
     /// Calls `f` with every pseudo-legal capture of the side to move (the first piece along
     /// each line for a rook, the second for a cannon, found by bit scans).
-    fn pseudo_captures(&self, mut f: impl FnMut(Move)) {
+    pub fn pseudo_captures(&self, mut f: impl FnMut(Move)) {
         let us = self.turn;
         let (own, theirs) = (self.occ[us.index()], self.occ[(!us).index()]);
         let occ = own | theirs;
