@@ -19,11 +19,13 @@ use crate::fen::to_fen;
 use crate::material::Material;
 use crate::piece::ByColor;
 use crate::piece::Color;
+use crate::position::Position;
 use crate::table::{
     count_value, distance_implied, merge_histograms, resolve, side_char, Histogram, SideStats,
-    WIN_AT_ONCE,
+    LOST_AT_ONCE, WIN_AT_ONCE,
 };
-use crate::tablebase::{ProbeError, Tablebase};
+use crate::tablebase::{MoveValue, OpenTable, ProbeError, Tablebase};
+use crate::value::Outcome;
 use crate::value::Value;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
@@ -65,7 +67,8 @@ fn order_seed(value: Value, expected: Value) -> bool {
 }
 
 /// Checks every checksum of `material`'s table (a typed error on the first bad one), then
-/// verifies every entry. `progress` is called with entries done.
+/// verifies every entry. `progress` is called with entries done: each entry of both sides twice
+/// (two passes), `4 × entries` in all.
 pub fn verify_table(
     tb: &Tablebase,
     material: Material,
@@ -85,9 +88,10 @@ pub fn verify_table(
     };
     let be = h.block_entries as u64;
     let mut sides = [SideStats::default(); 2];
-    // Entries whose distance the file does not store (wins and losses at once): their stored
-    // value means nothing to the order checks below.
-    let at_once = ByColor::new(|_| Bitmap::new(h.entries));
+    // Entries whose distance the file does not store (wins and losses at once), found first
+    // from their children's WDL: the entries' checks below then read their quiet children's
+    // values from the file and these marks, not by resolving each child from its own children.
+    let at_once = mark_at_once(tb, &t, progress)?;
     for (side, stats) in sides.iter_mut().enumerate() {
         let turn = Color::ALL[side];
         let (side_stats, hist) = (0..h.blocks_per_side())
@@ -114,7 +118,7 @@ pub fn verify_table(
                         );
                         continue;
                     };
-                    let moves = tb.probe_moves(&pos)?;
+                    let moves = child_values(tb, &t, &at_once, &pos)?;
                     // The reader's rule (format 3 §5), the children's outcomes read from their
                     // values here.
                     let value = resolve(
@@ -122,8 +126,11 @@ pub fn verify_table(
                         || Ok::<_, ProbeError>(moves.iter().any(|m| m.for_mover() == WIN_AT_ONCE)),
                         || moves.iter().any(|m| !m.capture),
                     )?;
-                    if distance_implied(value) {
-                        at_once[turn].set(index);
+                    if distance_implied(value) != at_once[turn].get(index) {
+                        fail(
+                            to_fen(&pos),
+                            format!("holds {value} by its moves' values but not by their outcomes"),
+                        );
                     }
                     let mult = t.indexer().multiplicity(index) as u64;
                     st.count(value, mult, index);
@@ -181,6 +188,71 @@ pub fn verify_table(
         failure_count: failure_count.into_inner(),
         failures,
     })
+}
+
+/// The entries of `t` whose values are wins or losses at once (format 3 §5: their distances are
+/// not stored), decided as [`Tablebase::probe_dtc`] decides them.
+fn mark_at_once(
+    tb: &Tablebase,
+    t: &OpenTable,
+    progress: &(dyn Fn(u64) + Sync),
+) -> Result<ByColor<Bitmap>, ProbeError> {
+    let h = t.file.header();
+    let be = h.block_entries as u64;
+    let at_once = ByColor::new(|_| Bitmap::new(h.entries));
+    for turn in Color::ALL {
+        (0..h.blocks_per_side()).into_par_iter().try_for_each(
+            |block| -> Result<(), ProbeError> {
+                let codes = t.file.read_stored_raw(turn.index(), block)?;
+                for (k, &code) in codes.iter().enumerate() {
+                    let index = block * be + k as u64;
+                    let pos = t.indexer().decode(index, turn);
+                    let pos = pos.filter(|p| !p.opponent_in_check());
+                    let (Some(pos), Some(stored)) = (pos, Value::from_code(code)) else {
+                        continue;
+                    };
+                    let value =
+                        resolve(stored, || tb.wins_at_once(&pos), || pos.has_legal_quiet())?;
+                    if distance_implied(value) {
+                        at_once[turn].set(index);
+                    }
+                }
+                progress(codes.len() as u64);
+                Ok(())
+            },
+        )?;
+    }
+    Ok(at_once)
+}
+
+/// The value of every legal move of `pos` (a position of `t`'s material), as
+/// [`Tablebase::probe_moves`] gives them: captures probed in their tables, quiet moves read from
+/// `t`'s stored values with the wins and losses at once `at_once` marks.
+fn child_values(
+    tb: &Tablebase,
+    t: &OpenTable,
+    at_once: &ByColor<Bitmap>,
+    pos: &Position,
+) -> Result<Vec<MoveValue>, ProbeError> {
+    let mut out = Vec::new();
+    for mv in pos.legal_moves() {
+        let capture = pos.is_capture(mv);
+        let mut child = pos.clone();
+        child.play(mv);
+        let value = if capture {
+            tb.probe_dtc(&child)?
+        } else {
+            let (side, index) = (child.turn(), t.indexer().encode(&child)?);
+            let stored = t.file.stored_legal(side.index(), index)?;
+            match stored.outcome() {
+                _ if !at_once[side].get(index) => stored,
+                Outcome::Win => WIN_AT_ONCE,
+                _ => LOST_AT_ONCE,
+            }
+        };
+        out.push(MoveValue { mv, capture, value });
+    }
+    Ok(out)
 }
 
 /// The rules a table was built under, if they can make orders.

@@ -445,8 +445,11 @@ impl Space<'_> {
         warm: Warm,
     ) -> Vec<Bitmap> {
         let defender = !attacker;
-        let is_candidate =
-            |v: Vx| candidates.get(defender, self.target_bit(target, v.slot)).get(v.index);
+        let is_candidate = |v: Vx| {
+            candidates
+                .get(defender, self.target_bit(target, v.slot))
+                .get(v.index)
+        };
         let region = Region::Graph(candidates);
         let reached = Marks::new(self.entries(), self.slots());
         let mut frontier: Vec<Vx> = Vec::new();
@@ -707,4 +710,3 @@ impl Space<'_> {
         }
     }
 }
-

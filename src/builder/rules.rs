@@ -277,7 +277,11 @@ impl RuleState {
         let next = self.find_seeds(open, graph, seeds, &mut previous, &mut found);
         let chased = found.iter().any(|(_, t, _)| *t != Target::King);
         // Chasing patterns not computed now keep their previous ones for a later warm start.
-        found.extend(previous.into_iter().filter(|(_, t, _)| !chased && *t != Target::King));
+        found.extend(
+            previous
+                .into_iter()
+                .filter(|(_, t, _)| !chased && *t != Target::King),
+        );
         self.previous = found;
         for side in Color::ALL {
             clear(&self.dirty[side]);

@@ -51,7 +51,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     for m in materials {
         let entries = tb
             .table(m)
-            .map(|t| 2 * t.file.header().entries)
+            .map(|t| 4 * t.file.header().entries) // two passes over both sides
             .unwrap_or(0);
         let bar = super::progress_bar(entries, &format!("verify {m}"), args.quiet);
         let result = xqtb::verify::verify_table(&tb, m, &|n| bar.inc(n));
