@@ -7,7 +7,7 @@
 //! symmetrically (then each has an entry of its own). The rules below make every entry's count
 //! of quiet moves equal the number of updates its children send it.
 
-use crate::index::{IndexError, Indexer};
+use crate::index::{IndexError, Indexer, Split};
 use crate::piece::{Color, Role};
 use crate::position::Position;
 
@@ -55,7 +55,9 @@ impl Graph {
     /// The entry a quiet move `mv` of `pos` (the position entry `index` decodes to) reaches,
     /// `child` being the position after it, and whether that entry decodes to `child`'s mirror
     /// image. A move of a rook, horse, cannon or pawn keeps the defenders and the entry's
-    /// orientation: a rank update instead of an encoding.
+    /// orientation: a rank update instead of an encoding; a defender's move mostly changes only
+    /// the pair: table lookups from `split`, the entry's [`Indexer::split`] (found on first use
+    /// and kept for the position's other moves).
     #[inline]
     pub fn child(
         &self,
@@ -63,11 +65,20 @@ impl Graph {
         index: u64,
         mv: crate::position::Move,
         child: &Position,
+        split: &mut Option<Option<Split>>,
     ) -> (u64, bool) {
         let code = pos.piece_at(mv.from).map_or(0, |p| p.code());
         if let Some(c) = self.indexer.moved(index, code, mv.from, mv.to, pos) {
             debug_assert_eq!(self.indexer.encode_mirrored(child).ok(), Some((c, false)));
             return (c, false);
+        }
+        let at = split.get_or_insert_with(|| self.indexer.split(index));
+        let fast = at
+            .as_ref()
+            .and_then(|at| self.indexer.moved_defender(at, pos.turn(), mv.from, mv.to));
+        if let Some(found) = fast {
+            debug_assert_eq!(self.indexer.encode_mirrored(child).ok(), Some(found));
+            return found;
         }
         self.indexer
             .encode_mirrored(child)
@@ -85,9 +96,10 @@ impl Graph {
         mut f: impl FnMut(crate::position::Move, &Position, u64, bool) -> bool,
     ) -> bool {
         let mut child = pos.clone();
+        let mut split = None;
         pos.pseudo_quiet_until(|mv| {
             let undo = child.play(mv);
-            let (index, mirrored) = self.child(pos, at, mv, &child);
+            let (index, mirrored) = self.child(pos, at, mv, &child, &mut split);
             let stop = f(mv, &child, index, mirrored);
             child.undo(mv, undo);
             stop

@@ -284,9 +284,9 @@ impl RuleState {
         );
         self.previous = found;
         for side in Color::ALL {
-            clear(&self.dirty[side]);
+            self.dirty[side].clear_all();
             if chased {
-                clear(&self.since_chase[side]);
+                self.since_chase[side].clear_all();
             }
         }
         next
@@ -361,15 +361,6 @@ fn or_into(into: &Bitmap, from: &Bitmap) {
         let bits = from.word(w);
         if bits != 0 {
             into.or_word(w, bits);
-        }
-    });
-}
-
-/// Clears a bitmap (only words with bits are touched).
-fn clear(b: &Bitmap) {
-    (0..b.words()).into_par_iter().for_each(|w| {
-        if b.word(w) != 0 {
-            b.store_word(w, 0);
         }
     });
 }

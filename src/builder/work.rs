@@ -207,7 +207,7 @@ impl Work {
 
     /// Frontier entries of `side`.
     pub fn frontier_in_all(&self, side: Color) -> u64 {
-        self.frontier[side].count(0, self.layout.entries() as usize)
+        self.frontier[side].count_all()
     }
 
     /// A manifest for the state after `ply` of `order` (chunk records filled by
