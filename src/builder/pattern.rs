@@ -392,8 +392,15 @@ impl Space<'_> {
                 return false;
             }
             inside += 1;
-            let labels = self.numbering.labels_after(&pos, s.mv, child);
-            !self.hits(&labels, target, u.slot)
+            let hit = match target {
+                // A check needs no chase computed (the costlier label).
+                Target::King => child.is_check(),
+                Target::Piece(_) => {
+                    let labels = self.numbering.labels_after(&pos, s.mv, child);
+                    self.hits(&labels, target, u.slot)
+                }
+            };
+            !hit
         });
         !escapes && inside > 0
     }
