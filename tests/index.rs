@@ -144,49 +144,58 @@ fn decode_past_the_end_is_none() {
     assert_eq!(ix.multiplicity(ix.size()), 0);
 }
 
+/// Calls `f` with every quiet pseudo-legal move, by either side, from every entry of `m` that
+/// decodes: the index, the position with that side to move, and the move.
+fn each_quiet_move(m: &str, mut f: impl FnMut(&Indexer, u64, &xqtb::Position, xqtb::Move)) {
+    let ix = Indexer::new(m.parse().unwrap()).unwrap();
+    for i in 0..ix.size() {
+        let Some(pos) = ix.decode(i, Color::Red) else {
+            continue;
+        };
+        for color in Color::ALL {
+            let mut p = pos.clone();
+            p.set_turn(color);
+            let mut moves = xqtb::MoveList::new();
+            p.pseudo_legal_moves(&mut moves);
+            for mv in moves.into_iter().filter(|&mv| !p.is_capture(mv)) {
+                f(&ix, i, &p, mv);
+            }
+        }
+    }
+}
+
+fn is_defender(role: xqtb::Role) -> bool {
+    use xqtb::Role;
+    matches!(role, Role::King | Role::Advisor | Role::Elephant)
+}
+
 /// The defender shortcut agrees with a full encode wherever it answers, and answers for most
 /// moves: every defender move (to an empty point) from every legal entry of several materials.
 #[test]
 fn moved_defender_agrees_with_encode() {
-    use xqtb::Role;
     for m in [
         "KRKA", "KAKB", "KNKAB", "KRKAABB", "KAABKAB", "KNNK", "KPKPB",
     ] {
-        let ix = Indexer::new(m.parse().unwrap()).unwrap();
         let (mut answered, mut declined) = (0u64, 0u64);
-        for i in 0..ix.size() {
-            let Some(pos) = ix.decode(i, Color::Red) else {
-                continue;
-            };
-            for color in Color::ALL {
-                let mut p = pos.clone();
-                p.set_turn(color);
-                let mut moves = xqtb::MoveList::new();
-                p.pseudo_legal_moves(&mut moves);
-                for mv in moves {
-                    let role = p.piece_at(mv.from).unwrap().role();
-                    if p.is_capture(mv)
-                        || !matches!(role, Role::King | Role::Advisor | Role::Elephant)
-                    {
-                        continue;
-                    }
-                    let mut q = p.clone();
-                    q.play(mv);
-                    let (full, mirrored) = ix.encode_mirrored(&q).unwrap();
-                    match ix.moved_defender(&ix.split(i).unwrap(), color, mv.from, mv.to) {
-                        Some(fast) => {
-                            answered += 1;
-                            assert!(!q.defenders_symmetric(), "{m} {i} {mv}");
-                            assert_eq!(fast, (full, mirrored), "{m} {i} {mv}");
-                        }
-                        None => {
-                            declined += 1;
-                            assert!(q.defenders_symmetric(), "{m} {i} {mv} declined");
-                        }
-                    }
+        each_quiet_move(m, |ix, i, p, mv| {
+            if !is_defender(p.piece_at(mv.from).unwrap().role()) {
+                return;
+            }
+            let mut q = p.clone();
+            q.play(mv);
+            let (full, mirrored) = ix.encode_mirrored(&q).unwrap();
+            match ix.moved_defender(&ix.split(i).unwrap(), p.turn(), mv.from, mv.to) {
+                Some(fast) => {
+                    answered += 1;
+                    assert!(!q.defenders_symmetric(), "{m} {i} {mv}");
+                    assert_eq!(fast, (full, mirrored), "{m} {i} {mv}");
+                }
+                None => {
+                    declined += 1;
+                    assert!(q.defenders_symmetric(), "{m} {i} {mv} declined");
                 }
             }
-        }
+        });
         assert!(
             answered > declined,
             "{m}: {answered} answered, {declined} declined"
@@ -199,40 +208,25 @@ fn moved_defender_agrees_with_encode() {
 /// pieces), and declines only moves out of the piece's domain.
 #[test]
 fn moved_attacker_agrees_with_encode() {
-    use xqtb::Role;
     for m in ["KRKA", "KNNK", "KCCKA", "KPPPK", "KNKPP"] {
-        let ix = Indexer::new(m.parse().unwrap()).unwrap();
         let (mut answered, mut twins) = (0u64, 0u64);
-        for i in 0..ix.size() {
-            let Some(pos) = ix.decode(i, Color::Red) else {
-                continue;
-            };
-            for color in Color::ALL {
-                let mut p = pos.clone();
-                p.set_turn(color);
-                let mut moves = xqtb::MoveList::new();
-                p.pseudo_legal_moves(&mut moves);
-                for mv in moves {
-                    let piece = p.piece_at(mv.from).unwrap();
-                    if p.is_capture(mv)
-                        || matches!(piece.role(), Role::King | Role::Advisor | Role::Elephant)
-                    {
-                        continue;
-                    }
-                    let mut q = p.clone();
-                    q.play(mv);
-                    let full = ix.encode_mirrored(&q);
-                    match ix.moved(i, piece.code(), mv.from, mv.to, &p) {
-                        Some(fast) => {
-                            answered += 1;
-                            twins += u64::from(p.count(color, piece.role()) > 1);
-                            assert_eq!(Ok((fast, false)), full, "{m} {i} {mv}");
-                        }
-                        None => assert!(full.is_err(), "{m} {i} {mv} declined"),
-                    }
-                }
+        each_quiet_move(m, |ix, i, p, mv| {
+            let piece = p.piece_at(mv.from).unwrap();
+            if is_defender(piece.role()) {
+                return;
             }
-        }
+            let mut q = p.clone();
+            q.play(mv);
+            let full = ix.encode_mirrored(&q);
+            match ix.moved(i, piece.code(), mv.from, mv.to, p) {
+                Some(fast) => {
+                    answered += 1;
+                    twins += u64::from(p.count(p.turn(), piece.role()) > 1);
+                    assert_eq!(Ok((fast, false)), full, "{m} {i} {mv}");
+                }
+                None => assert!(full.is_err(), "{m} {i} {mv} declined"),
+            }
+        });
         assert!(answered > 0, "{m}: no move answered");
         if m.contains("NN") || m.contains("CC") || m.contains("PP") {
             assert!(twins > 0, "{m}: no twin's move answered");
