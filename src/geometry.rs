@@ -261,6 +261,27 @@ pub static HORSE_SOURCES: [Steps<8>; 90] = horse_sources();
 pub static PAWN_STEPS: [[Steps<3>; 90]; 2] = [pawn_steps(0), pawn_steps(1)];
 /// Points from which a pawn of each colour (0 Red, 1 Black) steps onto each point.
 pub static PAWN_SOURCES: [[Steps<3>; 90]; 2] = [pawn_sources(0), pawn_sources(1)];
+/// [`HORSE_SOURCES`]' points as a bit set: whether any piece stands where a horse could
+/// attack from, in one test.
+pub static HORSE_SOURCE_MASKS: [u128; 90] = masks(&horse_sources());
+/// [`PAWN_SOURCES`]' points as bit sets, per colour.
+pub static PAWN_SOURCE_MASKS: [[u128; 90]; 2] = [masks(&pawn_sources(0)), masks(&pawn_sources(1))];
+
+/// The target points of each point's steps as a bit set.
+const fn masks<const N: usize>(steps: &[Steps<N>; 90]) -> [u128; 90] {
+    let mut t = [0u128; 90];
+    let mut s = 0;
+    while s < 90 {
+        let mut i = 0;
+        while i < steps[s].len as usize {
+            t[s] |= 1u128 << steps[s].to[i];
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
 /// The four orthogonal rays from each point: rank up, rank down, file up, file down.
 pub static RAYS: [[Ray; 4]; 90] = rays();
 

@@ -2,8 +2,8 @@
 //! (un-move) generation. Pure rules code: no I/O, and no allocation (move lists live on the stack).
 
 use crate::geometry::{
-    Steps, ADVISOR_STEPS, ELEPHANT_STEPS, HORSE_SOURCES, HORSE_STEPS, KING_STEPS, PAWN_SOURCES,
-    PAWN_STEPS, RAYS, RAY_ASCENDS, RAY_MASKS,
+    Steps, ADVISOR_STEPS, ELEPHANT_STEPS, HORSE_SOURCES, HORSE_SOURCE_MASKS, HORSE_STEPS, KING_STEPS,
+    PAWN_SOURCES, PAWN_SOURCE_MASKS, PAWN_STEPS, RAYS, RAY_ASCENDS, RAY_MASKS,
 };
 use crate::piece::{Color, Piece, Role};
 use crate::square::Square;
@@ -269,7 +269,9 @@ impl Position {
             }
         }
         let horse = code(them, Role::Horse);
-        if has(horse) {
+        // Most positions have no enemy piece on a horse's or pawn's source point: one mask test.
+        let theirs = self.occ[them.index()];
+        if has(horse) && HORSE_SOURCE_MASKS[k as usize] & theirs != 0 {
             for (o, leg) in HORSE_SOURCES[k as usize].with_aux() {
                 if self.board[o as usize] == horse && self.board[leg as usize] == 0 {
                     return true;
@@ -278,6 +280,7 @@ impl Position {
         }
         let pawn = code(them, Role::Pawn);
         has(pawn)
+            && PAWN_SOURCE_MASKS[them.index()][k as usize] & theirs != 0
             && PAWN_SOURCES[them.index()][k as usize]
                 .targets()
                 .iter()
