@@ -82,20 +82,37 @@ fn comb_rank(slots: &[u8]) -> u64 {
 }
 
 /// How the rank of a group of identical pieces (`code`, each on the point whose slot `slots`
-/// gives) changes when the one in slot `a` of `pos` moves to slot `b` (wrapping).
+/// gives) changes when the one in slot `a` of `pos` moves to slot `b` (wrapping); `None` if no
+/// such piece stands in slot `a`.
 #[inline(never)]
-fn twin_rank_change(slots: &[u8; 90], code: u8, a: u8, b: u8, pos: &Position) -> u64 {
-    // Points ascend, and so do their slots: the group's slots come sorted.
-    let (mut old, mut new, mut n) = ([0u8; 5], [0u8; 5], 0);
-    for sq in BitIter(pos.occupied()) {
+fn twin_rank_change(slots: &[u8; 90], code: u8, a: u8, b: u8, pos: &Position) -> Option<u64> {
+    // Points ascend, and so do their slots: the group's slots come sorted. The moved piece's
+    // term leaves; the others between its old and new place shift one term up or down.
+    let color = Piece::from_code(code).map_or(Color::Red, |p| p.color());
+    let (mut old, mut n) = ([0u8; 5], 0);
+    for sq in BitIter(pos.occupied_by(color)) {
         if pos.codes()[sq as usize] == code && n < old.len() {
             old[n] = slots[sq as usize];
-            new[n] = if old[n] == a { b } else { old[n] };
             n += 1;
         }
     }
-    new[..n].sort_unstable();
-    comb_rank(&new[..n]).wrapping_sub(comb_rank(&old[..n]))
+    if !old[..n].contains(&a) {
+        return None;
+    }
+    let (mut new, mut k, mut placed) = ([0u8; 5], 0, false);
+    for &s in old[..n].iter().filter(|&&s| s != a) {
+        if !placed && b < s {
+            new[k] = b;
+            k += 1;
+            placed = true;
+        }
+        new[k] = s;
+        k += 1;
+    }
+    if !placed {
+        new[k] = b;
+    }
+    Some(comb_rank(&new[..n]).wrapping_sub(comb_rank(&old[..n])))
 }
 
 /// Inverse of [`comb_rank`] for k = `out.len()` slots below `n`.
@@ -659,7 +676,7 @@ impl Indexer {
         let delta = if grp.count == 1 {
             (b as u64).wrapping_sub(a as u64)
         } else {
-            twin_rank_change(slots, code, a, b, pos)
+            twin_rank_change(slots, code, a, b, pos)?
         };
         Some(index.wrapping_add(delta.wrapping_mul(weight)))
     }

@@ -2,8 +2,8 @@
 //! (un-move) generation. Pure rules code: no I/O, and no allocation (move lists live on the stack).
 
 use crate::geometry::{
-    Steps, ADVISOR_STEPS, ELEPHANT_STEPS, HORSE_SOURCES, HORSE_SOURCE_MASKS, HORSE_STEPS, KING_STEPS,
-    PAWN_SOURCES, PAWN_SOURCE_MASKS, PAWN_STEPS, RAYS, RAY_ASCENDS, RAY_MASKS,
+    Steps, ADVISOR_STEPS, ELEPHANT_STEPS, HORSE_SOURCES, HORSE_SOURCE_MASKS, HORSE_STEPS,
+    KING_STEPS, PAWN_SOURCES, PAWN_SOURCE_MASKS, PAWN_STEPS, RAYS, RAY_ASCENDS, RAY_MASKS,
 };
 use crate::piece::{Color, Piece, Role};
 use crate::square::Square;
@@ -159,6 +159,12 @@ impl Position {
     #[inline]
     pub(crate) fn occupied(&self) -> u128 {
         self.occ[0] | self.occ[1]
+    }
+
+    /// The points of `color`'s pieces, as a bit set.
+    #[inline]
+    pub(crate) fn occupied_by(&self, color: Color) -> u128 {
+        self.occ[color.index()]
     }
 
     /// The king of a colour, if it is on the board.
