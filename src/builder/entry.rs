@@ -215,6 +215,17 @@ impl Bitmap {
         });
     }
 
+    /// Sets every bit of `other` (as long or shorter) in this bitmap, in parallel; only words
+    /// with bits are written.
+    pub fn or_from(&self, other: &Bitmap) {
+        other.words.par_iter().enumerate().for_each(|(w, o)| {
+            let bits = o.load(Relaxed);
+            if bits != 0 {
+                self.words[w].fetch_or(bits, Relaxed);
+            }
+        });
+    }
+
     /// Set bits in the whole bitmap, counted in parallel.
     pub fn count_all(&self) -> u64 {
         self.words

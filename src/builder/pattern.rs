@@ -110,12 +110,7 @@ impl Marks {
             .iter()
             .map(|b| {
                 let copy = Bitmap::new(b.words() as u64 * 64);
-                (0..b.words()).into_par_iter().for_each(|w| {
-                    let bits = b.word(w);
-                    if bits != 0 {
-                        copy.store_word(w, bits);
-                    }
-                });
+                copy.or_from(b);
                 copy
             })
             .collect()
@@ -307,13 +302,9 @@ impl Space<'_> {
     fn hits(&self, labels: &Labels, target: Target, slot: u8) -> bool {
         match target {
             Target::King => labels.check,
-            Target::Piece(p) => {
-                let number = match self.tracked.iter().position(|&t| t == p) {
-                    Some(i) => p + (slot >> i & 1),
-                    None => p,
-                };
-                labels.chases.contains(number)
-            }
+            Target::Piece(_) => labels
+                .chases
+                .contains(self.target_bit(target, slot) as PieceId),
         }
     }
 
@@ -489,17 +480,10 @@ impl Space<'_> {
                 })
                 .collect();
         }
-        let previous = warm.previous;
-        for (slot, b) in previous.iter().enumerate() {
-            let more = &reached.side(defender)[slot];
-            (0..b.words()).into_par_iter().for_each(|w| {
-                let bits = more.word(w);
-                if bits != 0 {
-                    b.or_word(w, bits);
-                }
-            });
+        for (b, more) in warm.previous.iter().zip(reached.side(defender)) {
+            b.or_from(more);
         }
-        previous
+        warm.previous
     }
 
     /// Algorithm 1: the maximum pattern in which `attacker` forces the defender to hit `target`

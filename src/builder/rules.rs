@@ -269,7 +269,7 @@ impl RuleState {
     ) -> Option<(LevelKind, u64)> {
         if self.rules == Rules::Asian {
             for side in Color::ALL {
-                or_into(&self.since_chase[side], &self.dirty[side]);
+                self.since_chase[side].or_from(&self.dirty[side]);
             }
         }
         let mut previous = std::mem::take(&mut self.previous);
@@ -353,16 +353,6 @@ fn unresolved(work: &Work, side: Color) -> &Bitmap {
     work.unresolved[side]
         .as_ref()
         .expect("a build under the Asian rules keeps the unresolved filter")
-}
-
-/// Sets the bits of `from` in `into` (only words with bits are touched).
-fn or_into(into: &Bitmap, from: &Bitmap) {
-    (0..from.words()).into_par_iter().for_each(|w| {
-        let bits = from.word(w);
-        if bits != 0 {
-            into.or_word(w, bits);
-        }
-    });
 }
 
 /// Adds a pattern's losses (`slots`: its bitmaps of one side, every slot) to `frontier`, of that
