@@ -532,20 +532,29 @@ impl Space<'_> {
             target,
             set,
         };
-        let mut losses = pattern.set.members(defender);
+        self.prune(&pattern, region);
+        pattern
+    }
+
+    /// Prunes `p` to the greatest pattern inside its losses (its wins are ignored and found
+    /// again): Algorithm 1's fixed point from a start set.
+    fn prune(&self, p: &Pattern, region: Region) {
+        let defender = !p.attacker;
+        p.set.clear(p.attacker);
+        let mut losses = p.set.members(defender);
         // First rounds, while they remove much: a loss goes if one of its children inside is
         // not a win (has no move into the losses); wins are asked for lazily, only for the
         // children the losses reach, and remembered for the round (most candidates go at the
         // first child asked).
         loop {
             let memo = Memo::new(self.entries(), self.slots());
-            let is_win = |c: Vx| memo.get_or(c, || self.moves_to(c, &pattern.set, region, false));
+            let is_win = |c: Vx| memo.get_or(c, || self.moves_to(c, &p.set, region, false));
             let total = losses.len();
             let (unfit, fit): (Vec<Vx>, Vec<Vx>) = losses
                 .into_par_iter()
                 .partition(|&u| self.any_child(u, |v| self.inside(region, v) && !is_win(v)));
             for &u in &unfit {
-                pattern.set.remove(u);
+                p.set.remove(u);
             }
             losses = fit;
             if unfit.len() * 8 <= total {
@@ -556,15 +565,14 @@ impl Space<'_> {
         // one by one.
         losses.par_iter().for_each(|&u| {
             self.each_predecessor(region, u, |w| {
-                pattern.set.insert(w);
+                p.set.insert(w);
             })
         });
         let unfit: Vec<Vx> = losses
             .into_par_iter()
-            .filter(|&u| self.moves_to(u, &pattern.set, region, true))
+            .filter(|&u| self.moves_to(u, &p.set, region, true))
             .collect();
-        self.remove(&pattern, region, unfit);
-        pattern
+        self.remove(p, region, unfit);
     }
 
     /// The members of one side of a sub-region's pattern, lifted to this space's slots.
@@ -586,7 +594,15 @@ impl Space<'_> {
     /// pruning): a loss with a move to a removed win, a win without a move left into the
     /// losses.
     pub fn remove(&self, p: &Pattern, region: Region, gone: Vec<Vx>) {
+        let before = p.set.len();
         let mut frontier: Vec<Vx> = gone.into_iter().filter(|&v| p.set.remove(v)).collect();
+        if 2 * frontier.len() as u64 > before {
+            // Most of the pattern goes (an exclusion, typically): pruning what is left costs
+            // less than following every removal back. Both give the greatest pattern inside
+            // what is left, as the pattern met its conditions before.
+            self.prune(p, region);
+            return;
+        }
         while !frontier.is_empty() {
             frontier = frontier
                 .par_iter()

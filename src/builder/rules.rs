@@ -380,9 +380,14 @@ fn seed(work: &mut Work, order: u16) -> Result<(), BuildError> {
                 continue;
             }
             let set = |chunk: &super::store::Chunk, work: &Work| {
-                for (k, e) in chunk.entries.iter().enumerate() {
-                    let i = base + k as u64;
-                    if work.frontier[side].get(i) {
+                // The chunk's frontier words, their bits found by scans (seeds are few).
+                let first = (base / 64) as usize;
+                for w in first..first + len.div_ceil(64) {
+                    let mut bits = work.frontier[side].word(w);
+                    while bits != 0 {
+                        let i = w as u64 * 64 + bits.trailing_zeros() as u64;
+                        bits &= bits - 1;
+                        let e = &chunk.entries[(i - base) as usize];
                         debug_assert!(entry::is_unresolved(e.load(Relaxed)));
                         e.store(to, Relaxed);
                         unresolved(work, side).clear(i);

@@ -82,8 +82,8 @@ impl Work {
             current: ByColor::new(|_| Vec::new()),
             checkpointed: ByColor::new(|_| Vec::new()),
             unresolved: ByColor::new(|_| unresolved_filter.then(|| Bitmap::new(n))),
-            frontier: ByColor::new(|_| Bitmap::new(n)),
-            next: ByColor::new(|_| Bitmap::new(n)),
+            frontier: ByColor::new(|_| Bitmap::summarised(n)),
+            next: ByColor::new(|_| Bitmap::summarised(n)),
         }
     }
 
