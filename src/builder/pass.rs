@@ -34,6 +34,8 @@ use std::sync::Mutex;
 const LOG_BATCH: usize = 1 << 18;
 /// Resident buckets hold `2^16` entries (256 KiB of working entries).
 const PAGE_SHIFT: u32 = 16;
+/// Frontier entries a scanning task takes at least (see [`tasks`]).
+const TASK_ENTRIES: u64 = 256;
 
 /// One kind of pass: what a frontier entry sends, and what an update does.
 pub trait Pass: Sync {
@@ -226,13 +228,15 @@ fn scan(
         local.clear();
         Ok(())
     };
-    windows
+    tasks(windows)
         .par_iter()
-        .try_for_each(|&(w, _)| -> Result<(), BuildError> {
+        .try_for_each(|task| -> Result<(), BuildError> {
             let mut local = b.pool.lock().unwrap().pop().unwrap_or_default();
             let mut scratch = pass.scratch();
             let mut failed = None;
-            for i in w * per_window..((w + 1) * per_window).min(words) {
+            let words_of =
+                |&(w, _): &(usize, u64)| w * per_window..((w + 1) * per_window).min(words);
+            for i in task.iter().flat_map(words_of) {
                 let mut bits = frontier.word(i);
                 while bits != 0 {
                     let index = i as u64 * 64 + bits.trailing_zeros() as u64;
@@ -255,6 +259,22 @@ fn scan(
             Ok(())
         })?;
     Ok((emitted.into_inner(), direct.into_inner()))
+}
+
+/// The frontier windows of a round cut into tasks of at least [`TASK_ENTRIES`] frontier entries
+/// (or one window): a sparse frontier (the later orders' plies) spreads a few entries over
+/// thousands of windows, and a task per window cost more in locks and scheduling than its work.
+fn tasks(windows: &[(usize, u64)]) -> Vec<&[(usize, u64)]> {
+    let mut out = Vec::new();
+    let (mut start, mut entries) = (0, 0);
+    for (k, &(_, n)) in windows.iter().enumerate() {
+        entries += n;
+        if entries >= TASK_ENTRIES || k + 1 == windows.len() {
+            out.push(&windows[start..=k]);
+            (start, entries) = (k + 1, 0);
+        }
+    }
+    out
 }
 
 /// Consecutive runs of `records` with the same key.
@@ -350,7 +370,10 @@ fn commit(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, BuildErr
                 unresolved: work.unresolved[dst].as_ref(),
                 next: &work.next[dst],
             };
-            Ok((0..buckets)
+            let used: Vec<usize> = (0..buckets)
+                .filter(|&k| starts[k] < starts[k + 1])
+                .collect();
+            Ok(used
                 .into_par_iter()
                 .map(|k| {
                     let base = (k as u64) << shift;
