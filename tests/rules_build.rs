@@ -448,3 +448,39 @@ fn verify_checks_the_value_tables_counts() {
         report.failures[0]
     );
 }
+
+/// Collects a build's notes.
+#[derive(Default)]
+struct Notes(std::sync::Mutex<Vec<String>>);
+
+impl xqtb::builder::Progress for Notes {
+    fn note(&self, line: &str) {
+        self.0.lock().unwrap().push(line.to_string());
+    }
+}
+
+/// KRCKR's chasing patterns come back at several orders, each time with a first exclusion (the
+/// defender's forced checks) that removes most of the pattern; from the second time on it
+/// starts from the previous one. Tests build with debug assertions, under which every warm
+/// exclusion is compared with one computed from scratch: the build fails if they differ. (The
+/// cold computation is the one the solver comparisons above check.)
+#[test]
+fn warm_exclusions_agree_with_cold_ones() {
+    assert!(
+        cfg!(debug_assertions),
+        "the comparison is a debug assertion: run the tests with the test profile (`cargo test`)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let notes = Notes::default();
+    let material: Material = "KRCKR".parse().unwrap();
+    build(material, &options(dir.path(), Rules::Asian), &notes).unwrap();
+    let notes = notes.0.into_inner().unwrap();
+    let warm: Vec<&String> = notes
+        .iter()
+        .filter(|n| n.contains("exclusion warm") || n.contains("exclusions warm"))
+        .collect();
+    assert!(
+        !warm.is_empty(),
+        "no order started an exclusion warm: {notes:#?}"
+    );
+}

@@ -116,6 +116,36 @@ impl Marks {
             .collect()
     }
 
+    /// A copy of the whole set (only the pages of members are touched).
+    pub fn copy(&self) -> Marks {
+        Marks {
+            bits: ByColor::new(|side| self.copy_side(side)),
+            len: AtomicI64::new(self.len.load(Relaxed)),
+        }
+    }
+
+    /// The vertices in exactly one of `self` and `other` (sets over the same entries and
+    /// slots).
+    fn differing(&self, other: &Marks) -> Vec<Vx> {
+        let mut out = Vec::new();
+        for side in Color::ALL {
+            for (slot, (a, b)) in self.bits[side].iter().zip(&other.bits[side]).enumerate() {
+                let found: Vec<Vx> = (0..a.words())
+                    .into_par_iter()
+                    .flat_map_iter(|w| {
+                        BitIter(u128::from(a.word(w) ^ b.word(w))).map(move |i| Vx {
+                            side,
+                            index: w as u64 * 64 + i as u64,
+                            slot: slot as u8,
+                        })
+                    })
+                    .collect();
+                out.extend(found);
+            }
+        }
+        out
+    }
+
     /// The slot bitmaps of one side.
     pub fn side(&self, side: Color) -> &[Bitmap] {
         &self.bits[side]
@@ -217,6 +247,18 @@ pub struct Warm<'a> {
     pub previous: Vec<Bitmap>,
     /// The defender's unresolved entries whose children changed since.
     pub changed: &'a Bitmap,
+}
+
+/// The first exclusion of a chasing pattern (Algorithm 3 with `q` the defender's king: where
+/// the defender forces the attacker to check indefinitely), kept from one computation of the
+/// pattern to start the next from (`Space::forced_again`).
+pub struct Exclusion {
+    /// The maximum pattern it ran inside, both sides.
+    region: Marks,
+    /// What it found there: the greatest pattern of forced checks inside `region`.
+    forced: Marks,
+    /// Whether it was computed from the previous one.
+    pub warm: bool,
 }
 
 /// A quiet move of an entry's position: the child entry and the slot bits it flips.
@@ -639,12 +681,19 @@ impl Space<'_> {
         }
         let mask = (self.slots() - 1) as u8;
         let forced = inner.max_pattern(Region::Sub(&p.set, mask), !p.attacker, q, None);
-        if forced.set.is_empty() {
+        self.remove_forced(p, region, &forced.set)
+    }
+
+    /// Removes from `p` the members of `forced` (a pattern inside it, over this space's slots
+    /// or more) and whatever then no longer qualifies; true if there were any.
+    fn remove_forced(&self, p: &Pattern, region: Region, forced: &Marks) -> bool {
+        if forced.is_empty() {
             return false;
         }
+        let mask = (self.slots() - 1) as u8;
         let mut gone: Vec<Vx> = Color::ALL
             .into_iter()
-            .flat_map(|side| forced.set.members(side))
+            .flat_map(|side| forced.members(side))
             .map(|v| Vx {
                 slot: v.slot & mask,
                 ..v
@@ -654,6 +703,108 @@ impl Space<'_> {
         gone.dedup();
         self.remove(p, region, gone);
         true
+    }
+
+    /// Algorithm 3's first step for `p` (a maximum chasing pattern) and the defender's king,
+    /// started from the previous computation's: the greatest pattern inside `p` in which `p`'s
+    /// defender forces `p`'s attacker to check. `None` when the patterns differ too much for a
+    /// warm start to pay.
+    ///
+    /// Why it is sound: let `F` be the old result, inside the old region `R`, and `F'` the new
+    /// one, inside `p` (`R'`). Call a vertex changed if it is in `R'` but not in `R`, or has a
+    /// move to a vertex in one of them only: every other vertex of `R'` has the same moves
+    /// inside as before, so the same candidacy. The part of `F'` from which no changed vertex
+    /// can be reached inside `F'` is then, with `F`, a pattern inside `R`, so it lies in `F`.
+    /// Hence `F'` lies in `S` = (`F` ∩ `R'`) ∪ the changed vertices' backward closure inside
+    /// `R'`, and in `S` only members of that closure can fail the conditions at first (a
+    /// member of `F` outside it keeps its moves, and their ends stay in `S`): removing those
+    /// that fail, and what their removal undoes, leaves the greatest pattern inside `S`, `F'`.
+    fn forced_again(&self, p: &Pattern, old: &Exclusion) -> Option<Pattern> {
+        let mask = (self.slots() - 1) as u8;
+        let sub = Region::Sub(&p.set, mask);
+        let moved = p.set.differing(&old.region);
+        if moved.len() as u64 * 4 > p.set.len() {
+            return None;
+        }
+        // The changed vertices: new members, and members with a move to a vertex whose
+        // membership changed.
+        let closure = Marks::new(self.entries(), self.slots());
+        let mut frontier: Vec<Vx> = moved
+            .iter()
+            .copied()
+            .filter(|&v| p.set.contains(v) && closure.insert(v))
+            .collect();
+        let parents: Vec<Vx> = moved
+            .par_iter()
+            .flat_map_iter(|&x| {
+                let mut found = Vec::new();
+                self.each_predecessor(sub, x, |u| {
+                    if closure.insert(u) {
+                        found.push(u);
+                    }
+                });
+                found
+            })
+            .collect();
+        frontier.extend(parents);
+        let mut changed = frontier.clone();
+        while !frontier.is_empty() {
+            frontier = frontier
+                .par_iter()
+                .flat_map_iter(|&x| {
+                    let mut next = Vec::new();
+                    self.each_predecessor(sub, x, |u| {
+                        if closure.insert(u) {
+                            next.push(u);
+                        }
+                    });
+                    next
+                })
+                .collect();
+            changed.extend_from_slice(&frontier);
+        }
+        // S, then what fails in it at first: only closure members can.
+        let set = Marks::new(self.entries(), self.slots());
+        for side in Color::ALL {
+            for slot in 0..self.slots() {
+                let (f, r, c) = (
+                    &old.forced.bits[side][slot],
+                    &p.set.bits[side][slot],
+                    &closure.bits[side][slot],
+                );
+                let n: u64 = (0..f.words())
+                    .into_par_iter()
+                    .map(|w| {
+                        let bits = (f.word(w) & r.word(w)) | c.word(w);
+                        if bits != 0 {
+                            set.bits[side][slot].store_word(w, bits);
+                        }
+                        bits.count_ones() as u64
+                    })
+                    .sum();
+                set.len.fetch_add(n as i64, Relaxed);
+            }
+        }
+        let forced = Pattern {
+            attacker: !p.attacker,
+            target: Target::King,
+            set,
+        };
+        let failing: Vec<Vx> = changed
+            .into_par_iter()
+            .filter(|&v| {
+                if v.side == p.attacker {
+                    // A loss: forced to check on every move inside, all of them into S.
+                    !self.sub_candidate(sub, v, Target::King)
+                        || self.moves_to(v, &forced.set, sub, true)
+                } else {
+                    // A win: a move into S's losses.
+                    !self.moves_to(v, &forced.set, sub, false)
+                }
+            })
+            .collect();
+        self.remove(&forced, sub, failing);
+        Some(forced)
     }
 
     /// The targets of one side a pattern is checked against: its king and its pieces, one of
@@ -689,31 +840,65 @@ impl Space<'_> {
     /// pattern of totally non-mutual chasing, pruned against every target of the defender until
     /// none prunes (Lemma 10: the order does not matter). Also returns the losses of the
     /// maximum pattern it started from (the next order's [`Warm`] start).
+    ///
+    /// The first exclusion, against the defender's king, starts from `previous` (the one the
+    /// last computation for this piece returned) if given, and this one's is returned for the
+    /// next (`Space::forced_again`): KRCKR's chasing patterns repeat, each time with a first
+    /// exclusion removing most of the pattern.
     pub fn chase_pattern(
         &self,
         region: Region,
         attacker: Color,
         piece: PieceId,
         warm: Option<Warm>,
-    ) -> (Pattern, Vec<Bitmap>) {
+        previous: Option<&Exclusion>,
+    ) -> (Pattern, Vec<Bitmap>, Option<Exclusion>) {
         let mut space = self.clone();
         if self.numbering.twin(piece).is_some() {
             space.tracked = vec![piece];
         }
         let p = space.max_pattern(region, attacker, Target::Piece(piece), warm);
         let max = p.set.copy_side(!attacker);
+        let exclusion = (!p.set.is_empty()).then(|| space.first_exclusion(&p, region, previous));
         let defender_targets = space.targets(!attacker);
         loop {
             let mut pruned = false;
             for &q in &defender_targets {
                 if p.set.is_empty() {
-                    return (p, max);
+                    return (p, max, exclusion);
                 }
                 pruned |= space.exclude(&p, region, q);
             }
             if !pruned {
-                return (p, max);
+                return (p, max, exclusion);
             }
+        }
+    }
+
+    /// Excludes from the maximum chasing pattern `p` the defender's forced checks (Algorithm
+    /// 3 against its king), warm from `previous` where that pays; returns what the next
+    /// computation starts from.
+    fn first_exclusion(
+        &self,
+        p: &Pattern,
+        region: Region,
+        previous: Option<&Exclusion>,
+    ) -> Exclusion {
+        let inside = p.set.copy();
+        let mask = (self.slots() - 1) as u8;
+        let cold = || self.max_pattern(Region::Sub(&p.set, mask), !p.attacker, Target::King, None);
+        let again = previous.and_then(|old| self.forced_again(p, old));
+        let warm = again.is_some();
+        let forced = again.unwrap_or_else(cold);
+        debug_assert!(
+            forced.set.differing(&cold().set).is_empty(),
+            "a warm exclusion agrees with a cold one"
+        );
+        self.remove_forced(p, region, &forced.set);
+        Exclusion {
+            region: inside,
+            forced: forced.set,
+            warm,
         }
     }
 }

@@ -23,11 +23,11 @@
 use super::dtc;
 use super::entry::{self, Bitmap, NEVER};
 use super::graph::Graph;
-use super::pattern::{Region, Space, Warm, KING_BIT};
+use super::pattern::{Exclusion, Region, Space, Warm, KING_BIT};
 use super::progress::Progress;
 use super::work::{Entries, Work, WINDOW};
 use super::BuildError;
-use crate::fang::graph::Target;
+use crate::fang::graph::{PieceId, Target};
 use crate::fang::numbering::{Numbering, MAX_NUMBERED};
 use crate::fang::{LevelKind, Rules};
 use crate::index::Indexer;
@@ -95,6 +95,12 @@ pub struct RuleState {
     /// The dirty marks since the chasing patterns were last computed (they are computed only at
     /// orders without a checking pattern, so their warm start needs the marks of several).
     since_chase: ByColor<Bitmap>,
+    /// The first exclusion of each chasing pattern when it was last computed, by attacker and
+    /// piece: the next computation's start ([`Exclusion`]).
+    exclusions: Vec<(Color, PieceId, Exclusion)>,
+    /// How many of the last [`RuleState::next_seeds`]' chasing patterns excluded their
+    /// defender's forced checks starting from the previous computation's.
+    pub warm_exclusions: u32,
 }
 
 /// Bitmaps of `entries` bits the rule phases keep for `material` (the plan counts them).
@@ -160,6 +166,8 @@ impl RuleState {
             full: true,
             previous: Vec::new(),
             since_chase: ByColor::new(|_| Bitmap::new(if rules == Rules::Asian { n } else { 0 })),
+            exclusions: Vec::new(),
+            warm_exclusions: 0,
         })
     }
 
@@ -274,7 +282,19 @@ impl RuleState {
         }
         let mut previous = std::mem::take(&mut self.previous);
         let mut found = Vec::new();
-        let next = self.find_seeds(open, graph, seeds, &mut previous, &mut found);
+        let mut exclusions = std::mem::take(&mut self.exclusions);
+        let mut warm_exclusions = 0;
+        let next = self.find_seeds(
+            open,
+            graph,
+            seeds,
+            &mut previous,
+            &mut found,
+            &mut exclusions,
+            &mut warm_exclusions,
+        );
+        self.exclusions = exclusions;
+        self.warm_exclusions = warm_exclusions;
         let chased = found.iter().any(|(_, t, _)| *t != Target::King);
         // Chasing patterns not computed now keep their previous ones for a later warm start.
         found.extend(
@@ -301,6 +321,8 @@ impl RuleState {
         seeds: &ByColor<Bitmap>,
         previous: &mut Vec<(Color, Target, Vec<Bitmap>)>,
         found: &mut Vec<(Color, Target, Vec<Bitmap>)>,
+        exclusions: &mut Vec<(Color, PieceId, Exclusion)>,
+        warm_exclusions: &mut u32,
     ) -> Option<(LevelKind, u64)> {
         let mut warm = |attacker: Color, target: Target| {
             let i = previous
@@ -338,9 +360,21 @@ impl RuleState {
         for attacker in Color::ALL {
             for t in space.targets(attacker) {
                 if let Target::Piece(piece) = t {
-                    let (p, max) = space.chase_pattern(region, attacker, piece, warm(attacker, t));
+                    let old = exclusions
+                        .iter()
+                        .position(|(a, q, _)| (*a, *q) == (attacker, piece))
+                        .map(|i| exclusions.swap_remove(i).2);
+                    let (p, max, exclusion) = space.chase_pattern(
+                        region,
+                        attacker,
+                        piece,
+                        warm(attacker, t),
+                        old.as_ref(),
+                    );
                     seeds += mark_losses(&seeds_into[!attacker], p.set.side(!attacker));
                     found.push((attacker, t, max));
+                    *warm_exclusions += exclusion.as_ref().is_some_and(|e| e.warm) as u32;
+                    exclusions.extend(exclusion.map(|e| (attacker, piece, e)));
                 }
             }
         }
@@ -417,6 +451,9 @@ pub struct OrderReport {
     pub kind: LevelKind,
     /// Entries (both sides) its patterns' losses seeded as losses at distance 0.
     pub seeds: u64,
+    /// Chasing patterns found for it whose first exclusion started from the previous
+    /// computation's ([`super::pattern::Exclusion`]).
+    pub warm_exclusions: u32,
 }
 
 /// Algorithm 8 from `order` (whose propagation is complete): orders until no pattern is left.
@@ -449,7 +486,12 @@ pub fn solve_orders(
             .checked_add(1)
             .filter(|&o| o <= MAX_ORDER)
             .ok_or_else(|| BuildError::Rules(format!("more than {MAX_ORDER} orders")))?;
-        reports.push(OrderReport { order, kind, seeds });
+        reports.push(OrderReport {
+            order,
+            kind,
+            seeds,
+            warm_exclusions: state.warm_exclusions,
+        });
         seed(work, order)?;
         after_ply(work, order, 0)?;
         let o = order;

@@ -206,8 +206,12 @@ pub fn build_table(
             &mut after_ply,
         )?;
         for o in &orders {
+            let warm = match o.warm_exclusions {
+                0 => String::new(),
+                n => format!(" ({n} exclusion{} warm)", if n > 1 { "s" } else { "" }),
+            };
             progress.note(&format!(
-                "{material}: order {} seeded by {} {} losses",
+                "{material}: order {} seeded by {} {} losses{warm}",
                 o.order,
                 o.seeds,
                 match o.kind {
