@@ -429,7 +429,10 @@ impl Position {
         self.pseudo_legal_moves(&mut moves);
         let safe = self.safety_filter();
         let mut scratch = LazyCopy::of(self);
-        moves.retain(|m| safe.clearly_safe(*m) || scratch.keeps_king_safe(*m));
+        moves.retain(|m| {
+            safe.quick(self, *m)
+                .unwrap_or_else(|| scratch.keeps_king_safe(*m))
+        });
         moves
     }
 
@@ -452,7 +455,7 @@ impl Position {
         self.pseudo_captures(|m| pseudo.push(m));
         captures.clear();
         for &m in &pseudo {
-            if safe.clearly_safe(m) || self.keeps_king_safe(m) {
+            if safe.legal(self, m) {
                 captures.push(m);
             }
         }
@@ -463,16 +466,12 @@ impl Position {
             quiet.len() > count_up_to
         });
         if !many {
-            let legal = quiet
-                .iter()
-                .filter(|&&m| safe.clearly_safe(m) || self.keeps_king_safe(m))
-                .count();
+            let legal = quiet.iter().filter(|&&m| safe.legal(self, m)).count();
             return (legal, true);
         }
         // Is one legal? Moves that are clearly safe first: the full test (king moves, say) only
         // if none is.
-        if quiet.iter().any(|&m| safe.clearly_safe(m))
-            || quiet.iter().any(|&m| self.keeps_king_safe(m))
+        if quiet.iter().any(|&m| safe.clearly_safe(m)) || quiet.iter().any(|&m| safe.legal(self, m))
         {
             return (1, false);
         }
@@ -484,7 +483,7 @@ impl Position {
                 skip -= 1;
                 return false;
             }
-            safe.clearly_safe(m) || self.keeps_king_safe(m)
+            safe.legal(self, m)
         });
         (usize::from(found), false)
     }
@@ -498,10 +497,7 @@ impl Position {
             false
         });
         let safe = self.safety_filter();
-        moves
-            .iter()
-            .filter(|&&m| safe.clearly_safe(m) || self.keeps_king_safe(m))
-            .count()
+        moves.iter().filter(|&&m| safe.legal(self, m)).count()
     }
 
     /// Calls `f` with every pseudo-legal capture of the side to move (the first piece along
@@ -616,6 +612,53 @@ impl Position {
         let ok = !self.in_check(us);
         self.undo(m, u);
         ok
+    }
+
+    /// Would the quiet move `m` of a piece other than the king, the side to move not being in
+    /// check, leave its king attacked? Only what runs through the move's two points can change:
+    /// the king's lines through them (a rook or the facing king uncovered, a cannon given or
+    /// left one screen) and a horse whose leg the piece leaves. The same answer as playing the
+    /// move and asking [`Position::in_check`], without the move.
+    #[inline]
+    fn uncovers_check(&self, m: Move) -> bool {
+        let us = self.turn;
+        let them = !us;
+        let k = self.king[us.index()] as usize;
+        let (f, t) = (m.from.index(), m.to.index());
+        debug_assert!(f != k && self.board[t] == 0 && !self.in_check(us));
+        let mover = self.board[f];
+        let moved = (1u128 << f) | (1u128 << t);
+        let occ = (self.occ[0] | self.occ[1]) ^ moved;
+        let at = |s: usize| if s == t { mover } else { self.board[s] };
+        let (rook, cannon, king) = (
+            code(them, Role::Rook),
+            code(them, Role::Cannon),
+            code(them, Role::King),
+        );
+        for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
+            let ray = RAY_MASKS[k][d];
+            if ray & moved == 0 {
+                continue;
+            }
+            let on_ray = ray & occ;
+            if on_ray == 0 {
+                continue;
+            }
+            let first = nearest(on_ray, ascends);
+            let p = at(first);
+            if p == rook || p == king {
+                return true;
+            }
+            let beyond = on_ray & !(1u128 << first);
+            if beyond != 0 && at(nearest(beyond, ascends)) == cannon {
+                return true;
+            }
+        }
+        let horse = code(them, Role::Horse);
+        self.counts[horse as usize] > 0
+            && HORSE_SOURCES[k]
+                .with_aux()
+                .any(|(o, leg)| leg as usize == f && self.board[o as usize] == horse)
     }
 
     /// Retro moves: every non-capturing move by the side *not* to move that leads to this
@@ -740,6 +783,25 @@ impl SafetyFilter {
             none: in_check || king == NO_KING,
             king,
         }
+    }
+
+    /// Is the pseudo-legal move `m` of `pos` (the position this filter is for) legal? Clearly
+    /// safe moves are; a quiet move of another piece than the king, out of check, only
+    /// uncovers what runs through its two points ([`Position::uncovers_check`]); the rest are
+    /// played and tested.
+    #[inline]
+    fn legal(&self, pos: &mut Position, m: Move) -> bool {
+        self.quick(pos, m).unwrap_or_else(|| pos.keeps_king_safe(m))
+    }
+
+    /// Whether `m` is legal, if that is known without playing it (see [`SafetyFilter::legal`]).
+    #[inline]
+    fn quick(&self, pos: &Position, m: Move) -> Option<bool> {
+        if self.clearly_safe(m) {
+            return Some(true);
+        }
+        let (f, t) = (m.from.index(), m.to.index());
+        (!self.none && f != self.king as usize && pos.board[t] == 0).then(|| !pos.uncovers_check(m))
     }
 
     #[inline]
