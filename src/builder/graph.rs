@@ -58,7 +58,7 @@ impl Graph {
     /// orientation: a rank update instead of an encoding; a defender's move mostly changes only
     /// the pair: table lookups from `split`, the entry's [`Indexer::split`] (found on first use
     /// and kept for the position's other moves).
-    #[inline]
+    #[inline(always)]
     pub fn child(
         &self,
         pos: &Position,
