@@ -408,6 +408,28 @@ impl Space<'_> {
         }
     }
 
+    /// The vertices inside `region` with a move into one of `from` that `keep` accepts and
+    /// `seen` did not hold (they are added to it): one step of a backward closure.
+    fn unseen_predecessors(
+        &self,
+        region: Region,
+        from: &[Vx],
+        seen: &Marks,
+        keep: impl Fn(Vx) -> bool + Sync,
+    ) -> Vec<Vx> {
+        from.par_iter()
+            .flat_map_iter(|&x| {
+                let mut next = Vec::new();
+                self.each_predecessor(region, x, |w| {
+                    if keep(w) && seen.insert(w) {
+                        next.push(w);
+                    }
+                });
+                next
+            })
+            .collect()
+    }
+
     /// Is the defender's vertex `u` a loss candidate of a pattern inside a sub-region: every
     /// move inside hits `target`, and one does?
     fn sub_candidate(&self, region: Region, u: Vx, target: Target) -> bool {
@@ -509,18 +531,8 @@ impl Space<'_> {
             frontier.extend(found.into_iter().filter(|&v| reached.insert(v)));
         }
         while !frontier.is_empty() {
-            frontier = frontier
-                .par_iter()
-                .flat_map_iter(|&x| {
-                    let mut next = Vec::new();
-                    self.each_predecessor(region, x, |w| {
-                        if (w.side == attacker || is_candidate(w)) && reached.insert(w) {
-                            next.push(w);
-                        }
-                    });
-                    next
-                })
-                .collect();
+            let keep = |w: Vx| w.side == attacker || is_candidate(w);
+            frontier = self.unseen_predecessors(region, &frontier, &reached, keep);
         }
         for (b, more) in warm.previous.iter().zip(reached.side(defender)) {
             b.or_from(more);
@@ -734,33 +746,10 @@ impl Space<'_> {
             .copied()
             .filter(|&v| p.set.contains(v) && closure.insert(v))
             .collect();
-        let parents: Vec<Vx> = moved
-            .par_iter()
-            .flat_map_iter(|&x| {
-                let mut found = Vec::new();
-                self.each_predecessor(sub, x, |u| {
-                    if closure.insert(u) {
-                        found.push(u);
-                    }
-                });
-                found
-            })
-            .collect();
-        frontier.extend(parents);
+        frontier.extend(self.unseen_predecessors(sub, &moved, &closure, |_| true));
         let mut changed = frontier.clone();
         while !frontier.is_empty() {
-            frontier = frontier
-                .par_iter()
-                .flat_map_iter(|&x| {
-                    let mut next = Vec::new();
-                    self.each_predecessor(sub, x, |u| {
-                        if closure.insert(u) {
-                            next.push(u);
-                        }
-                    });
-                    next
-                })
-                .collect();
+            frontier = self.unseen_predecessors(sub, &frontier, &closure, |_| true);
             changed.extend_from_slice(&frontier);
         }
         // S, then what fails in it at first: only closure members can.
