@@ -429,10 +429,7 @@ impl Position {
         self.pseudo_legal_moves(&mut moves);
         let safe = self.safety_filter();
         let mut scratch = LazyCopy::of(self);
-        moves.retain(|m| {
-            safe.quick(self, *m)
-                .unwrap_or_else(|| scratch.keeps_king_safe(*m))
-        });
+        moves.retain(|m| safe.legal_on(&mut scratch, *m));
         moves
     }
 
@@ -588,16 +585,14 @@ impl Position {
         self.pseudo_legal_moves(&mut moves);
         let safe = self.safety_filter();
         let mut scratch = LazyCopy::of(self);
-        moves
-            .iter()
-            .any(|m| safe.clearly_safe(*m) || scratch.keeps_king_safe(*m))
+        moves.iter().any(|m| safe.legal_on(&mut scratch, *m))
     }
 
     /// Does the side to move have a legal quiet (non-capturing) move? Stops at the first.
     pub fn has_legal_quiet(&self) -> bool {
         let safe = self.safety_filter();
         let mut scratch = LazyCopy::of(self);
-        self.pseudo_quiet_until(|m| safe.clearly_safe(m) || scratch.keeps_king_safe(m))
+        self.pseudo_quiet_until(|m| safe.legal_on(&mut scratch, m))
     }
 
     fn safety_filter(&self) -> SafetyFilter {
@@ -792,6 +787,14 @@ impl SafetyFilter {
     #[inline]
     fn legal(&self, pos: &mut Position, m: Move) -> bool {
         self.quick(pos, m).unwrap_or_else(|| pos.keeps_king_safe(m))
+    }
+
+    /// [`SafetyFilter::legal`] for a position that is only borrowed: a move that must be
+    /// played is played on a copy, made once.
+    #[inline]
+    fn legal_on(&self, scratch: &mut LazyCopy, m: Move) -> bool {
+        self.quick(scratch.of, m)
+            .unwrap_or_else(|| scratch.keeps_king_safe(m))
     }
 
     /// Whether `m` is legal, if that is known without playing it (see [`SafetyFilter::legal`]).

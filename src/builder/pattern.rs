@@ -257,7 +257,8 @@ pub struct Exclusion {
     region: Marks,
     /// What it found there: the greatest pattern of forced checks inside `region`.
     forced: Marks,
-    /// Whether it was computed from the previous one.
+    /// Whether it was computed from the previous one (the rule state clears it when a later
+    /// phase keeps it without computing it again).
     pub warm: bool,
 }
 
@@ -652,8 +653,8 @@ impl Space<'_> {
         let mut frontier: Vec<Vx> = gone.into_iter().filter(|&v| p.set.remove(v)).collect();
         if 2 * frontier.len() as u64 > before {
             // Most of the pattern goes (an exclusion, typically): pruning what is left costs
-            // less than following every removal back. Both give the greatest pattern inside
-            // what is left, as the pattern met its conditions before.
+            // less than following every removal back, and gives the same, the greatest
+            // pattern inside what is left (pruning needs no more than its start set).
             self.prune(p, region);
             return;
         }

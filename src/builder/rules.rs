@@ -283,7 +283,8 @@ impl RuleState {
         let mut previous = std::mem::take(&mut self.previous);
         let mut found = Vec::new();
         let mut exclusions = std::mem::take(&mut self.exclusions);
-        let mut warm_exclusions = 0;
+        // Those this call does not compute again are not this call's warm ones.
+        exclusions.iter_mut().for_each(|(_, _, e)| e.warm = false);
         let next = self.find_seeds(
             open,
             graph,
@@ -291,10 +292,9 @@ impl RuleState {
             &mut previous,
             &mut found,
             &mut exclusions,
-            &mut warm_exclusions,
         );
+        self.warm_exclusions = exclusions.iter().filter(|(_, _, e)| e.warm).count() as u32;
         self.exclusions = exclusions;
-        self.warm_exclusions = warm_exclusions;
         let chased = found.iter().any(|(_, t, _)| *t != Target::King);
         // Chasing patterns not computed now keep their previous ones for a later warm start.
         found.extend(
@@ -313,7 +313,8 @@ impl RuleState {
     }
 
     /// [`RuleState::next_seeds`] given the previous call's maximum patterns (taken from
-    /// `previous`); this call's go to `found`.
+    /// `previous`) and chasing patterns' first exclusions (replaced in `exclusions` by those
+    /// computed now); this call's patterns go to `found`.
     fn find_seeds(
         &self,
         open: &ByColor<&Bitmap>,
@@ -322,7 +323,6 @@ impl RuleState {
         previous: &mut Vec<(Color, Target, Vec<Bitmap>)>,
         found: &mut Vec<(Color, Target, Vec<Bitmap>)>,
         exclusions: &mut Vec<(Color, PieceId, Exclusion)>,
-        warm_exclusions: &mut u32,
     ) -> Option<(LevelKind, u64)> {
         let mut warm = |attacker: Color, target: Target| {
             let i = previous
@@ -373,7 +373,6 @@ impl RuleState {
                     );
                     seeds += mark_losses(&seeds_into[!attacker], p.set.side(!attacker));
                     found.push((attacker, t, max));
-                    *warm_exclusions += exclusion.as_ref().is_some_and(|e| e.warm) as u32;
                     exclusions.extend(exclusion.map(|e| (attacker, piece, e)));
                 }
             }
