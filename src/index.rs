@@ -611,7 +611,8 @@ impl Indexer {
         // divisions were most of decode's time.
         let (pair, rest) = StrengthReducedU64::div_rem(index, self.others_size);
         let mut pos = self.defenders_of(pair, turn);
-        self.place_others(rest, &mut pos).then_some(pos)
+        self.place_others(rest, &mut pos, &mut Placed::default())
+            .then_some(pos)
     }
 
     /// A board with the defenders of pair `pair` only.
@@ -624,22 +625,22 @@ impl Indexer {
         pos
     }
 
-    /// Puts the attackers of `others` on a board holding the defenders; false where two pieces
-    /// would share a point.
+    /// Puts the attackers of `others` on a board holding the defenders, noting their points in
+    /// `placed`; false where two pieces would share a point (those placed before stay).
     #[inline]
-    fn place_others(&self, mut rest: u64, pos: &mut Position) -> bool {
+    fn place_others(&self, mut rest: u64, pos: &mut Position, placed: &mut Placed) -> bool {
         for g in self.groups.iter().rev() {
             let (q, rank) = StrengthReducedU64::div_rem(rest, g.size);
             rest = q;
             let mut slots = [0u8; 5];
             comb_unrank(rank, g.domain.points.len(), &mut slots[..g.count]);
             for &s in &slots[..g.count] {
-                if !pos.put(
-                    Square::new(g.domain.points[s as usize]),
-                    Piece::new(g.color, g.role),
-                ) {
+                let point = g.domain.points[s as usize];
+                if !pos.put(Square::new(point), Piece::new(g.color, g.role)) {
                     return false;
                 }
+                placed.points[placed.len] = point;
+                placed.len += 1;
             }
         }
         true
@@ -821,11 +822,22 @@ impl Indexer {
 
 /// Decodes many indices of one material, keeping the board of the last pair's defenders:
 /// consecutive indices share their pair (`others_size` of them in a row), so most decodes only
-/// place the attackers. The same positions as [`Indexer::decode`].
+/// move the attackers. The same positions as [`Indexer::decode`].
 pub struct Decoder<'a> {
     ix: &'a Indexer,
     pair: u64,
-    defenders: Position,
+    /// The last decoded position (the pair's defenders while none is), and the points of its
+    /// attackers: the next decode of the same pair takes them off and puts the new ones on,
+    /// instead of copying the defenders' board (copies were a tenth of the rule passes' time).
+    current: Position,
+    placed: Placed,
+}
+
+/// The points where [`Indexer::place_others`] put attackers.
+#[derive(Clone, Copy, Default)]
+struct Placed {
+    points: [u8; 32],
+    len: usize,
 }
 
 impl<'a> Decoder<'a> {
@@ -834,24 +846,50 @@ impl<'a> Decoder<'a> {
         Decoder {
             ix,
             pair: u64::MAX,
-            defenders: Position::empty(Color::Red),
+            current: Position::empty(Color::Red),
+            placed: Placed::default(),
         }
     }
 
     /// The position of an index with `turn` to move, as [`Indexer::decode`] gives it.
     #[inline]
     pub fn decode(&mut self, index: u64, turn: Color) -> Option<Position> {
+        self.decode_mut(index, turn).cloned()
+    }
+
+    /// [`Decoder::decode`] without a copy: the decoder's own board, lent until the next decode.
+    /// A borrower may play and take back moves and set the turn, but must leave the pieces as
+    /// it found them.
+    #[inline]
+    pub fn decode_mut(&mut self, index: u64, turn: Color) -> Option<&mut Position> {
         if index >= self.ix.size {
             return None;
         }
         let (pair, rest) = StrengthReducedU64::div_rem(index, self.ix.others_size);
         if pair != self.pair {
-            self.defenders = self.ix.defenders_of(pair, turn);
+            self.current = self.ix.defenders_of(pair, turn);
+            self.placed.len = 0;
             self.pair = pair;
+        } else {
+            self.take_off();
         }
-        let mut pos = self.defenders.clone();
-        pos.set_turn(turn);
-        self.ix.place_others(rest, &mut pos).then_some(pos)
+        self.current.set_turn(turn);
+        // On a collision the attackers placed so far stay noted, for the next decode to take off.
+        self.ix
+            .place_others(rest, &mut self.current, &mut self.placed)
+            .then_some(&mut self.current)
+    }
+
+    /// Takes the attackers the last decode placed off the board.
+    fn take_off(&mut self) {
+        for &p in &self.placed.points[..self.placed.len] {
+            let taken = self.current.remove(Square::new(p));
+            debug_assert!(
+                taken.is_some(),
+                "a borrower left the pieces as it found them"
+            );
+        }
+        self.placed.len = 0;
     }
 }
 

@@ -92,7 +92,7 @@ pub fn initialise(
                 let first = base + (w * WINDOW) as u64;
                 let mut decoder = Decoder::new(graph.indexer());
                 for (k, (r, b)) in red.iter().zip(black).enumerate() {
-                    let Some(mut pos) = decoder.decode(first + k as u64, Color::Red) else {
+                    let Some(pos) = decoder.decode_mut(first + k as u64, Color::Red) else {
                         r.store(entry::ILLEGAL, Relaxed);
                         b.store(entry::ILLEGAL, Relaxed);
                         continue;
@@ -104,7 +104,7 @@ pub fn initialise(
                         let v = if checked[(!side).index()] {
                             entry::ILLEGAL
                         } else {
-                            initial(&mut pos, checked[side.index()], subs)?
+                            initial(pos, checked[side.index()], subs)?
                         };
                         e.store(v, Relaxed);
                     }
@@ -151,14 +151,14 @@ impl Pass for Ply<'_> {
         decoder: &mut Decoder<'_>,
         emit: &mut impl FnMut(u64),
     ) -> Result<(), BuildError> {
-        let pos = decoder.decode(node.index, node.side).ok_or_else(|| {
+        let pos = decoder.decode_mut(node.index, node.side).ok_or_else(|| {
             BuildError::Inconsistent(format!(
                 "frontier entry {} of side {:?} does not decode",
                 node.index, node.side
             ))
         })?;
         self.graph
-            .predecessors(&pos, node.index, |p| emit(p.index))
+            .predecessors(pos, node.index, |p| emit(p.index))
             .map_err(Into::into)
     }
 
@@ -177,8 +177,9 @@ impl Pass for Ply<'_> {
         }
         entry::decrement(e, self.to, || {
             // Only unresolved entries are counted, and they are legal positions.
-            let pos = decoder.decode(index, self.dst);
-            pos.map_or(1, |mut p| Graph::quiet_moves(&mut p))
+            decoder
+                .decode_mut(index, self.dst)
+                .map_or(1, Graph::quiet_moves)
         })
     }
 }

@@ -204,10 +204,10 @@ impl RuleState {
                         let k = bits.trailing_zeros();
                         bits &= bits - 1;
                         let index = w as u64 * 64 + k as u64;
-                        let Some(pos) = pos_cache.decode(index, defender) else {
+                        let Some(pos) = pos_cache.decode_mut(index, defender) else {
                             continue;
                         };
-                        let hits = self.hits(graph, attacker_open, &pos, index, all);
+                        let hits = self.hits(graph, attacker_open, pos, index, all);
                         for (slot, (bit, _)) in cands.iter().enumerate() {
                             new[slot] |= ((hits >> bit & 1) as u64) << k;
                         }
