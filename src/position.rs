@@ -487,14 +487,95 @@ impl Position {
 
     /// The number of legal quiet moves of the side to move, trying moves on `self` (taken
     /// back).
+    ///
+    /// Each piece's quiet targets are found as a set of points. Out of check, the moves of a
+    /// piece off the king's lines and off its diagonal neighbours to points off those lines are
+    /// counted at once (a popcount: [`SafetyFilter`]'s clearly safe moves), and in check only
+    /// the moves to or from an escape point are tested; the rest one by one as before. (Children
+    /// counting calls this for most entries of a large table: a tenth of KRCKR's build when
+    /// every move was listed and filtered.)
     pub fn count_legal_quiet(&mut self) -> usize {
-        let mut moves = MoveList::new();
-        self.pseudo_quiet_until(|m| {
-            moves.push(m);
-            false
-        });
         let safe = self.safety_filter();
-        moves.iter().filter(|&&m| safe.legal(self, m)).count()
+        let us = self.turn;
+        let k = self.king[us.index()];
+        if k == NO_KING {
+            let mut moves = MoveList::new();
+            self.pseudo_quiet_until(|m| {
+                moves.push(m);
+                false
+            });
+            return moves.iter().filter(|&&m| safe.legal(self, m)).count();
+        }
+        let lines = RAY_MASKS[k as usize].iter().fold(0u128, |m, r| m | r);
+        let near = diagonal_neighbours(k);
+        let mut count = 0;
+        for i in BitIter(self.occ[us.index()]) {
+            let s = i as usize;
+            let targets = self.quiet_targets(s);
+            let from = Square::new(i);
+            let test = |pos: &mut Position, set: u128| {
+                BitIter(set)
+                    .filter(|&t| safe.legal(pos, Move::new(from, Square::new(t))))
+                    .count()
+            };
+            count += if s == k as usize {
+                test(self, targets)
+            } else if let Some((onto, off)) = safe.escapes {
+                test(
+                    self,
+                    if off >> s & 1 != 0 {
+                        targets
+                    } else {
+                        targets & onto
+                    },
+                )
+            } else if (lines | near) >> s & 1 == 0 {
+                (targets & !lines).count_ones() as usize + test(self, targets & lines)
+            } else {
+                test(self, targets)
+            };
+        }
+        count
+    }
+
+    /// The empty points the piece on `s` (of the side to move) can move to.
+    #[inline]
+    fn quiet_targets(&self, s: usize) -> u128 {
+        let b = &self.board;
+        let occ = self.occ[0] | self.occ[1];
+        let empty = |t: u8| (b[t as usize] == 0) as u128 * (1u128 << t);
+        let free = |steps: &[u8]| steps.iter().fold(0, |m, &t| m | empty(t));
+        let unblocked = |steps: &mut dyn Iterator<Item = (u8, u8)>| {
+            steps.fold(0, |m, (t, aux)| {
+                if b[aux as usize] == 0 {
+                    m | empty(t)
+                } else {
+                    m
+                }
+            })
+        };
+        match Role::from_u8(b[s] & 7) {
+            Some(Role::King) => free(KING_STEPS[s].targets()),
+            Some(Role::Advisor) => free(ADVISOR_STEPS[s].targets()),
+            Some(Role::Elephant) => unblocked(&mut ELEPHANT_STEPS[s].with_aux()),
+            Some(Role::Horse) => unblocked(&mut HORSE_STEPS[s].with_aux()),
+            Some(Role::Pawn) => free(PAWN_STEPS[self.turn.index()][s].targets()),
+            Some(Role::Rook | Role::Cannon) => {
+                let mut m = 0;
+                for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
+                    let ray = RAY_MASKS[s][d];
+                    let on = ray & occ;
+                    m |= if on == 0 {
+                        ray
+                    } else {
+                        let n = nearest(on, ascends);
+                        ray & !RAY_MASKS[n][d] & !(1u128 << n)
+                    };
+                }
+                m
+            }
+            None => unreachable!("occupied point without a piece"),
+        }
     }
 
     /// Calls `f` with every pseudo-legal capture of the side to move (the first piece along
@@ -881,6 +962,20 @@ impl SafetyFilter {
             from.file().abs_diff(k.file()) == 1 && from.rank().abs_diff(k.rank()) == 1;
         from != k && !on_lines(from) && !on_lines(to) && !diagonal_neighbour
     }
+}
+
+/// The points diagonally next to `k` (where a horse checking a king there has its leg).
+#[inline]
+fn diagonal_neighbours(k: u8) -> u128 {
+    let (f, r) = (k % 9, k / 9);
+    let mut m = 0u128;
+    for (df, dr) in [(1i8, 1i8), (1, -1), (-1, 1), (-1, -1)] {
+        let (nf, nr) = (f as i8 + df, r as i8 + dr);
+        if (0..9).contains(&nf) && (0..10).contains(&nr) {
+            m |= 1u128 << (nr * 9 + nf);
+        }
+    }
+    m
 }
 
 /// The nearest occupied point of a non-empty mask of points along a ray.

@@ -161,6 +161,7 @@ fn legal_moves_match_brute_force() {
             let quiet = brute.iter().filter(|m| !pos.is_capture(**m)).count();
             let mut p = pos.clone();
             assert_eq!(p.count_legal_quiet(), quiet, "{pos:?}");
+            assert_eq!(p, pos, "count_legal_quiet left the position changed");
             let mut want: Vec<_> = brute
                 .iter()
                 .copied()
