@@ -167,15 +167,16 @@ impl Pass for Ply<'_> {
         &self,
         e: &std::sync::atomic::AtomicU32,
         index: u64,
+        exclusive: bool,
         decoder: &mut Decoder<'_>,
     ) -> bool {
         if self.child_lost {
-            return entry::resolve(e, self.to);
+            return entry::resolve(e, self.to, exclusive);
         }
         if let Some(dirty) = self.dirty {
             dirty[self.dst].set(index);
         }
-        entry::decrement(e, self.to, || {
+        entry::decrement(e, self.to, exclusive, || {
             // Only unresolved entries are counted, and they are legal positions.
             decoder
                 .decode_mut(index, self.dst)

@@ -57,8 +57,16 @@ pub trait Pass: Sync {
         emit: &mut impl FnMut(u64),
     ) -> Result<(), BuildError>;
 
-    /// Applies one update to entry `e` (index `index`); true if that resolved it.
-    fn apply(&self, e: &AtomicU32, index: u64, scratch: &mut Self::Scratch<'_>) -> bool;
+    /// Applies one update to entry `e` (index `index`); true if that resolved it. With
+    /// `exclusive`, no other thread updates `e` meanwhile (a resident commit applies each
+    /// bucket on one thread): no atomic read-modify-write is needed.
+    fn apply(
+        &self,
+        e: &AtomicU32,
+        index: u64,
+        exclusive: bool,
+        scratch: &mut Self::Scratch<'_>,
+    ) -> bool;
 }
 
 /// The update buffers of a build, allocated once by the planning thread (memory freed by worker
@@ -106,16 +114,17 @@ impl Marks<'_> {
         self.unresolved.is_none_or(|u| u.get(index))
     }
 
-    /// Applies one update; 1 if it resolved the entry.
+    /// Applies one update; 1 if it resolved the entry. `exclusive` as for [`Pass::apply`].
     #[inline]
     fn apply<P: Pass>(
         &self,
         pass: &P,
         e: &AtomicU32,
         index: u64,
+        exclusive: bool,
         scratch: &mut P::Scratch<'_>,
     ) -> u64 {
-        if !pass.apply(e, index, scratch) {
+        if !pass.apply(e, index, exclusive, scratch) {
             return 0;
         }
         if let Some(u) = self.unresolved {
@@ -210,7 +219,7 @@ fn scan(
                     .iter()
                     .map(|&d| {
                         let e = &res[dst][work.layout.chunk(d)].entries[work.layout.local(d)];
-                        marks.apply(pass, e, d, &mut scratch)
+                        marks.apply(pass, e, d, false, &mut scratch)
                     })
                     .sum();
                 direct.fetch_add(n, Relaxed);
@@ -384,7 +393,8 @@ fn commit(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, BuildErr
                         .iter()
                         .map(|&l| {
                             let e = &chunk.entries[local + l as usize];
-                            marks.apply(pass, e, base + l as u64, &mut scratch)
+                            // This bucket's entries are this task's alone.
+                            marks.apply(pass, e, base + l as u64, true, &mut scratch)
                         })
                         .sum::<u64>()
                 })
@@ -426,7 +436,8 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
                     ls.iter()
                         .map(|&l| {
                             let e = &chunk.entries[l as usize];
-                            marks.apply(pass, e, base + l as u64, &mut scratch)
+                            // A log may hold an entry in several of these slices.
+                            marks.apply(pass, e, base + l as u64, false, &mut scratch)
                         })
                         .sum::<u64>()
                 })
