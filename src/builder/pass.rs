@@ -301,7 +301,12 @@ fn runs<T: Copy>(records: &[T], key: impl Fn(T) -> usize) -> impl Iterator<Item 
 
 /// Partitions the staged updates by bucket (`2^shift` entries) into `sorted`, as indices within
 /// their bucket; returns where each bucket's updates start (one more than the buckets).
-fn partition(staged: &[u64], sorted: &mut [u32], shift: u32, buckets: usize) -> Vec<usize> {
+fn partition<T: Copy + Into<u64> + Sync>(
+    staged: &[T],
+    sorted: &mut [u32],
+    shift: u32,
+    buckets: usize,
+) -> Vec<usize> {
     let slices = (rayon::current_num_threads() * 4).max(1);
     let part = staged.len().div_ceil(slices).max(1);
     // Per slice and bucket: how many, then where they go.
@@ -310,7 +315,7 @@ fn partition(staged: &[u64], sorted: &mut [u32], shift: u32, buckets: usize) -> 
         .map(|s| {
             let mut c = vec![0usize; buckets];
             for &d in s {
-                c[(d >> shift) as usize] += 1;
+                c[(d.into() >> shift) as usize] += 1;
             }
             c
         })
@@ -333,6 +338,7 @@ fn partition(staged: &[u64], sorted: &mut [u32], shift: u32, buckets: usize) -> 
         .zip(counts.par_iter_mut())
         .for_each(|(s, offsets)| {
             for &d in s {
+                let d: u64 = d.into();
                 let slot = &mut offsets[(d >> shift) as usize];
                 // Safety: the offsets of different slices and buckets are disjoint ranges of
                 // `sorted` (prefix sums of the counts above), each slot written once.
@@ -379,26 +385,13 @@ fn commit(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, BuildErr
                 unresolved: work.unresolved[dst].as_ref(),
                 next: &work.next[dst],
             };
-            let used: Vec<usize> = (0..buckets)
-                .filter(|&k| starts[k] < starts[k + 1])
-                .collect();
-            Ok(used
-                .into_par_iter()
-                .map(|k| {
-                    let base = (k as u64) << shift;
-                    let chunk = &res[dst][layout.chunk(base)];
-                    let local = layout.local(base);
-                    let mut scratch = pass.scratch();
-                    sorted[starts[k]..starts[k + 1]]
-                        .iter()
-                        .map(|&l| {
-                            let e = &chunk.entries[local + l as usize];
-                            // This bucket's entries are this task's alone.
-                            marks.apply(pass, e, base + l as u64, true, &mut scratch)
-                        })
-                        .sum::<u64>()
-                })
-                .sum())
+            Ok(apply_buckets(pass, &marks, sorted, &starts, |k, l| {
+                let index = ((k as u64) << shift) + l as u64;
+                (
+                    &res[dst][layout.chunk(index)].entries[layout.local(index)],
+                    index,
+                )
+            }))
         }
         Entries::Streaming => {
             let _one_writer = work.buffers.spill.lock().unwrap();
@@ -411,6 +404,34 @@ fn commit(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, BuildErr
             Ok(0)
         }
     }
+}
+
+/// Applies updates partitioned by bucket ([`partition`]'s `sorted` and `starts`), a task per
+/// bucket with updates: each entry is updated by one thread only, so without atomic
+/// read-modify-writes ([`Pass::apply`]). `at(k, l)` is bucket `k`'s entry `l` and its index.
+/// Returns the entries resolved.
+fn apply_buckets<'e, P: Pass>(
+    pass: &P,
+    marks: &Marks,
+    sorted: &[u32],
+    starts: &[usize],
+    at: impl Fn(usize, u32) -> (&'e AtomicU32, u64) + Sync,
+) -> u64 {
+    let used: Vec<usize> = (0..starts.len() - 1)
+        .filter(|&k| starts[k] < starts[k + 1])
+        .collect();
+    used.into_par_iter()
+        .map(|k| {
+            let mut scratch = pass.scratch();
+            sorted[starts[k]..starts[k + 1]]
+                .iter()
+                .map(|&l| {
+                    let (e, index) = at(k, l);
+                    marks.apply(pass, e, index, true, &mut scratch)
+                })
+                .sum::<u64>()
+        })
+        .sum()
 }
 
 /// Streaming, after the last round: reads each chunk with an update log once, applies the log,
@@ -428,20 +449,20 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
             next: &work.next[dst],
         };
         let base = layout.base(c);
+        // Each batch is partitioned by bucket, as a resident commit's updates are, through the
+        // staging buffer's sorted half (idle after the last round), a piece at a time.
+        let shift = PAGE_SHIFT.min(layout.shift());
+        let buckets = layout.len(c).div_ceil(1 << shift);
+        let sorted = &mut work.buffers.sorted;
+        assert!(!sorted.is_empty(), "a streaming pass has an update buffer");
         work.store.drain_log(dst, c, LOG_BATCH, |locals| {
-            resolved += locals
-                .par_chunks(4096)
-                .map(|ls| {
-                    let mut scratch = pass.scratch();
-                    ls.iter()
-                        .map(|&l| {
-                            let e = &chunk.entries[l as usize];
-                            // A log may hold an entry in several of these slices.
-                            marks.apply(pass, e, base + l as u64, false, &mut scratch)
-                        })
-                        .sum::<u64>()
-                })
-                .sum::<u64>();
+            for piece in locals.chunks(sorted.len()) {
+                let starts = partition(piece, sorted, shift, buckets);
+                resolved += apply_buckets(pass, &marks, &sorted[..piece.len()], &starts, |k, l| {
+                    let local = (k << shift) + l as usize;
+                    (&chunk.entries[local], base + local as u64)
+                });
+            }
         })?;
         work.replace(dst, c, &chunk)?;
         work.store.recycle(chunk);
