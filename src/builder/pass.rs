@@ -32,6 +32,8 @@ use std::sync::Mutex;
 
 /// Records read back from an update log at a time.
 const LOG_BATCH: usize = 1 << 18;
+/// Log batches shorter than this are applied by one thread.
+const SERIAL_APPLY: usize = 1 << 14;
 /// Resident buckets hold `2^16` entries (256 KiB of working entries).
 const PAGE_SHIFT: u32 = 16;
 /// Frontier entries a scanning task takes at least (see [`tasks`]).
@@ -457,6 +459,16 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
         assert!(!sorted.is_empty(), "a streaming pass has an update buffer");
         work.store.drain_log(dst, c, LOG_BATCH, |locals| {
             for piece in locals.chunks(sorted.len()) {
+                if piece.len() < SERIAL_APPLY {
+                    // A short log (the later orders' hundreds of small passes): one thread, no
+                    // parallel set-up to pay for.
+                    let mut scratch = pass.scratch();
+                    for &l in piece {
+                        let e = &chunk.entries[l as usize];
+                        resolved += marks.apply(pass, e, base + l as u64, true, &mut scratch);
+                    }
+                    continue;
+                }
                 let starts = partition(piece, sorted, shift, buckets);
                 resolved += apply_buckets(pass, &marks, &sorted[..piece.len()], &starts, |k, l| {
                     let local = (k << shift) + l as usize;
