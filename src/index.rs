@@ -828,7 +828,7 @@ pub struct Decoder<'a> {
     pair: u64,
     /// The last decoded position (the pair's defenders while none is), and the points of its
     /// attackers: the next decode of the same pair takes them off and puts the new ones on,
-    /// instead of copying the defenders' board (copies were a tenth of the rule passes' time).
+    /// instead of copying the defenders' board (`memmove` was 13 % of KRCKR's candidate refresh).
     current: Position,
     placed: Placed,
 }

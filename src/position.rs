@@ -498,16 +498,13 @@ impl Position {
         let safe = self.safety_filter();
         let us = self.turn;
         let k = self.king[us.index()];
-        if k == NO_KING {
-            let mut moves = MoveList::new();
-            self.pseudo_quiet_until(|m| {
-                moves.push(m);
-                false
-            });
-            return moves.iter().filter(|&&m| safe.legal(self, m)).count();
-        }
-        let lines = RAY_MASKS[k as usize].iter().fold(0u128, |m, r| m | r);
-        let near = diagonal_neighbours(k);
+        // Without a king (only while a board is set up) every move is tested.
+        let (lines, near) = if k == NO_KING {
+            (u128::MAX, u128::MAX)
+        } else {
+            let lines = RAY_MASKS[k as usize].iter().fold(0u128, |m, r| m | r);
+            (lines, diagonal_neighbours(k))
+        };
         let mut count = 0;
         for i in BitIter(self.occ[us.index()]) {
             let s = i as usize;
