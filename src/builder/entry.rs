@@ -72,10 +72,11 @@ pub fn of_value(order: u16, distance: u16) -> u32 {
 pub fn resolve(e: &AtomicU32, to: u32, exclusive: bool) -> bool {
     let mut cur = e.load(Relaxed);
     if exclusive {
-        if is_unresolved(cur) {
+        let open = is_unresolved(cur);
+        if open {
             e.store(to, Relaxed);
         }
-        return is_unresolved(cur);
+        return open;
     }
     while is_unresolved(cur) {
         match e.compare_exchange_weak(cur, to, Relaxed, Relaxed) {
