@@ -156,11 +156,8 @@ impl StoreDir {
     /// empty or carry the marker: a user's directory of that name is never touched.
     pub fn open(dir: PathBuf) -> Result<StoreDir, BuildError> {
         let marker = dir.join(MARKER);
-        if dir.exists() && !marker.exists() {
-            let empty = std::fs::read_dir(&dir).map_err(io(&dir))?.next().is_none();
-            if !empty {
-                return Err(BuildError::ForeignDir(dir));
-            }
+        if StoreDir::foreign(&dir, &marker)? {
+            return Err(BuildError::ForeignDir(dir));
         }
         // A store being removed by its last user may vanish between our open and our lock:
         // then the lock is on a deleted marker, and we start over with a fresh one.
@@ -193,6 +190,31 @@ impl StoreDir {
             dir,
             holder: "another build using the same --tmp, removing it".into(),
         }))
+    }
+
+    /// Does `dir` hold files without a store's marker? Another build sharing `--tmp` may be
+    /// creating or removing a store there while we look: its marker comes before its files and
+    /// goes after them, so the marker is looked for again after the listing, and a directory
+    /// is judged foreign only if it looks so three times, 20 ms apart.
+    fn foreign(dir: &Path, marker: &Path) -> Result<bool, BuildError> {
+        for attempt in 0..3 {
+            if attempt > 0 {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            if !dir.exists() || marker.exists() {
+                return Ok(false);
+            }
+            let empty = match std::fs::read_dir(dir) {
+                Ok(mut entries) => entries.next().is_none(),
+                // Removed meanwhile.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => true,
+                Err(e) => return Err(io(dir)(e)),
+            };
+            if empty || marker.exists() {
+                return Ok(false);
+            }
+        }
+        Ok(true)
     }
 
     /// Whether `dir` is a store directory (carries the marker).
