@@ -21,7 +21,7 @@ use crate::piece::ByColor;
 use crate::piece::Color;
 use crate::position::Position;
 use crate::table::{
-    count_value, distance_implied, merge_histograms, resolve, side_char, Histogram, SideStats,
+    distance_implied, merge_histograms, resolve, side_char, Histogram, SideStats, Tally,
     LOST_AT_ONCE, WIN_AT_ONCE,
 };
 use crate::tablebase::{MoveValue, OpenTable, ProbeError, Tablebase};
@@ -101,7 +101,7 @@ pub fn verify_table(
                 // illegal entries).
                 let codes = t.file.read_stored_raw(side, block)?;
                 let mut st = SideStats::default();
-                let mut hist = Histogram::new();
+                let mut tally = Tally::new();
                 for (k, &code) in codes.iter().enumerate() {
                     let index = block * be + k as u64;
                     let pos = t
@@ -134,7 +134,7 @@ pub fn verify_table(
                     }
                     let mult = t.indexer().multiplicity(index) as u64;
                     st.count(value, mult, index);
-                    count_value(&mut hist, value, mult);
+                    tally.add(value, mult);
                     let expected = moves
                         .iter()
                         .map(|m| m.for_mover())
@@ -151,7 +151,7 @@ pub fn verify_table(
                     }
                 }
                 progress(codes.len() as u64);
-                Ok((st, hist))
+                Ok((st, tally.histogram()))
             })
             .try_reduce(Default::default, |(a, ha), (b, hb)| {
                 Ok((a.merge(b), merge_histograms(ha, hb)))

@@ -7,7 +7,7 @@ use super::work::{Work, WINDOW};
 use super::BuildError;
 use crate::index::Indexer;
 use crate::piece::Color;
-use crate::table::{count_value, merge_histograms, Histogram, RuleSet, SideStats, TableWriter};
+use crate::table::{merge_histograms, Histogram, RuleSet, SideStats, Tally, TableWriter};
 use crate::value::{Value, CODE_NONE};
 use rayon::prelude::*;
 use std::path::Path;
@@ -18,7 +18,7 @@ use std::sync::atomic::Ordering::Relaxed;
 fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> (SideStats, Histogram) {
     let others = indexer.others_size();
     let mut st = SideStats::default();
-    let mut hist = Histogram::new();
+    let mut tally = Tally::new();
     let mut boundary = first;
     let mut mult = 0u64;
     for (k, &code) in codes.iter().enumerate() {
@@ -29,10 +29,10 @@ fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> (SideStats, Histogr
         }
         if let Some(v) = Value::from_code(code) {
             st.count(v, mult, index);
-            count_value(&mut hist, v, mult);
+            tally.add(v, mult);
         }
     }
-    (st, hist)
+    (st, tally.histogram())
 }
 
 /// Writes the table file at `path`; returns the legal positions of both sides.

@@ -27,7 +27,7 @@ mod stats;
 mod write;
 
 pub use read::{cache_limit, Mapped, ReadAt, TableFile};
-pub use stats::{count_value, merge_histograms};
+pub use stats::{merge_histograms, Tally};
 pub use write::TableWriter;
 
 use crate::material::Material;

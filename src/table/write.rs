@@ -13,7 +13,6 @@ use crate::material::Material;
 use crate::value::Value;
 use byteorder::{ByteOrder, LittleEndian as LE};
 use rayon::prelude::*;
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -63,11 +62,11 @@ pub struct TableWriter {
     dtc: Vec<u16>,
     /// The symbols given to the last legal entry: an illegal entry repeats them.
     fill: (u8, u16),
-    /// The value table, in order of first use, and its inverse (a direct table for order 0,
-    /// the only order of rule set 1).
+    /// The value table, in order of first use, and its inverse: a direct table per order,
+    /// indexed by half the distance (a hash lookup per entry was a tenth of a write under the
+    /// Asian rules).
     symbols: Vec<Symbol>,
-    order0: Vec<u16>,
-    others: HashMap<Symbol, u16>,
+    by_order: Vec<Vec<u16>>,
     /// Block index entries in file order per stream (side 0's blocks, then side 1's).
     wdl_index: Vec<IndexEntry>,
     dtc_index: Vec<IndexEntry>,
@@ -121,8 +120,7 @@ impl TableWriter {
             dtc: Vec::new(),
             fill: (WDL_DRAW, 0),
             symbols: Vec::new(),
-            order0: Vec::new(),
-            others: HashMap::new(),
+            by_order: Vec::new(),
             wdl_index: Vec::new(),
             dtc_index: Vec::new(),
             wdl_blocks: Vec::new(),
@@ -139,15 +137,15 @@ impl TableWriter {
             order,
             half: distance >> 1,
         };
-        let slot = if order == 0 {
-            let h = key.half as usize;
-            if self.order0.len() <= h {
-                self.order0.resize(h + 1, NO_SYMBOL);
-            }
-            &mut self.order0[h]
-        } else {
-            self.others.entry(key).or_insert(NO_SYMBOL)
-        };
+        let (o, h) = (order as usize, key.half as usize);
+        if self.by_order.len() <= o {
+            self.by_order.resize(o + 1, Vec::new());
+        }
+        let halves = &mut self.by_order[o];
+        if halves.len() <= h {
+            halves.resize(h + 1, NO_SYMBOL);
+        }
+        let slot = &mut halves[h];
         if *slot == NO_SYMBOL {
             // At most 2^16 - 1 symbols: (order, half) pairs number 2^14 · 2^15, but a table
             // holding more than 65,535 distinct values would need a wider symbol.
