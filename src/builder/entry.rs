@@ -323,6 +323,17 @@ impl Bitmap {
         });
     }
 
+    /// The word ranges of `maps` (bitmaps of one length) that may hold set bits, in order, each
+    /// once: the groups any of their summaries noted (every group of a map without one).
+    pub fn spans_of(maps: &[&Bitmap]) -> Vec<std::ops::Range<usize>> {
+        let mut all: Vec<_> = maps.iter().flat_map(|m| m.spans()).collect();
+        // Spans start at group boundaries and end at the next or at the end: one start, one
+        // span.
+        all.sort_unstable_by_key(|r| r.start);
+        all.dedup_by_key(|r| r.start);
+        all
+    }
+
     /// Set bits in the whole bitmap, counted in parallel.
     pub fn count_all(&self) -> u64 {
         self.spans()

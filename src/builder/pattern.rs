@@ -47,10 +47,12 @@ pub struct Marks {
 
 impl Marks {
     /// An empty set over `entries` entries per side and `slots` slot combinations (no page is
-    /// touched until a member is added).
+    /// touched until a member is added). Its bitmaps keep summaries: listing, clearing,
+    /// copying and comparing sets visit only where members were, not every page (reading a
+    /// set's untouched pages made most of the rule stage's page faults).
     pub fn new(entries: u64, slots: usize) -> Marks {
         Marks {
-            bits: ByColor::new(|_| (0..slots).map(|_| Bitmap::new(entries)).collect()),
+            bits: ByColor::new(|_| (0..slots).map(|_| Bitmap::summarised(entries)).collect()),
             len: AtomicI64::new(0),
         }
     }
@@ -90,16 +92,8 @@ impl Marks {
     /// Removes every member of one side.
     pub fn clear(&self, side: Color) {
         for b in &self.bits[side] {
-            let n: u64 = (0..b.words())
-                .into_par_iter()
-                .map(|w| {
-                    let n = b.word(w).count_ones() as u64;
-                    if n > 0 {
-                        b.store_word(w, 0);
-                    }
-                    n
-                })
-                .sum();
+            let n = b.count_all();
+            b.clear_all();
             self.len.fetch_sub(n as i64, Relaxed);
         }
     }
@@ -109,7 +103,7 @@ impl Marks {
         self.bits[side]
             .iter()
             .map(|b| {
-                let copy = Bitmap::new(b.words() as u64 * 64);
+                let copy = Bitmap::summarised(b.words() as u64 * 64);
                 copy.or_from(b);
                 copy
             })
@@ -130,8 +124,9 @@ impl Marks {
         let mut out = Vec::new();
         for side in Color::ALL {
             for (slot, (a, b)) in self.bits[side].iter().zip(&other.bits[side]).enumerate() {
-                let found: Vec<Vx> = (0..a.words())
+                let found: Vec<Vx> = Bitmap::spans_of(&[a, b])
                     .into_par_iter()
+                    .flat_map_iter(|span| span)
                     .flat_map_iter(|w| {
                         BitIter(u128::from(a.word(w) ^ b.word(w))).map(move |i| Vx {
                             side,
@@ -155,8 +150,9 @@ impl Marks {
     pub fn members(&self, side: Color) -> Vec<Vx> {
         let mut out = Vec::new();
         for (slot, b) in self.bits[side].iter().enumerate() {
-            let found: Vec<Vx> = (0..b.words())
+            let found: Vec<Vx> = Bitmap::spans_of(&[b])
                 .into_par_iter()
+                .flat_map_iter(|span| span)
                 .flat_map_iter(|w| {
                     let mut bits = b.word(w);
                     std::iter::from_fn(move || {
@@ -188,9 +184,14 @@ struct Memo {
 impl Memo {
     fn new(entries: u64, slots: usize) -> Memo {
         Memo {
-            bits: Bitmap::new(2 * entries * slots as u64),
+            bits: Bitmap::summarised(2 * entries * slots as u64),
             slots,
         }
+    }
+
+    /// Forgets every answer.
+    fn clear(&self) {
+        self.bits.clear_all();
     }
 
     /// The remembered answer for `v`, or `f()` computed and remembered.
@@ -559,8 +560,14 @@ impl Space<'_> {
                     let cand = candidates.get(defender, self.target_bit(target, slot));
                     let start = start.as_ref().map(|s| &s[slot as usize]);
                     let mine = &set.side(defender)[slot as usize];
-                    let n: u64 = (0..cand.words())
+                    // A warm start holds fewer words than the candidates: only its are read.
+                    let spans = match start {
+                        Some(s) => Bitmap::spans_of(&[s]),
+                        None => Bitmap::spans_of(&[cand]),
+                    };
+                    let n: u64 = spans
                         .into_par_iter()
+                        .flat_map_iter(|span| span)
                         .map(|w| {
                             let bits = cand.word(w) & start.map_or(u64::MAX, |s| s.word(w));
                             if bits != 0 {
@@ -601,8 +608,12 @@ impl Space<'_> {
         // not a win (has no move into the losses); wins are asked for lazily, only for the
         // children the losses reach, and remembered for the round (most candidates go at the
         // first child asked).
+        // One memo for every round, cleared where it was written: a fresh one per round cost
+        // its pages' faults and zeroing each time (the rounds' page faults were a tenth of
+        // KRCKR's pruning).
+        let memo = Memo::new(self.entries(), self.slots());
         loop {
-            let memo = Memo::new(self.entries(), self.slots());
+            memo.clear();
             let is_win = |c: Vx| memo.get_or(c, || self.moves_to(c, &p.set, region, false));
             let total = losses.len();
             let (unfit, fit): (Vec<Vx>, Vec<Vx>) = losses
@@ -762,8 +773,9 @@ impl Space<'_> {
                     &p.set.bits[side][slot],
                     &closure.bits[side][slot],
                 );
-                let n: u64 = (0..f.words())
+                let n: u64 = Bitmap::spans_of(&[f, c])
                     .into_par_iter()
+                    .flat_map_iter(|span| span)
                     .map(|w| {
                         let bits = (f.word(w) & r.word(w)) | c.word(w);
                         if bits != 0 {

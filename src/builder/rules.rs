@@ -391,8 +391,9 @@ fn unresolved(work: &Work, side: Color) -> &Bitmap {
 /// Adds a pattern's losses (`slots`: its bitmaps of one side, every slot) to `frontier`, of that
 /// side; returns how many entries that added.
 fn mark_losses(frontier: &Bitmap, slots: &[Bitmap]) -> u64 {
-    (0..frontier.words())
+    Bitmap::spans_of(&slots.iter().collect::<Vec<_>>())
         .into_par_iter()
+        .flat_map_iter(|span| span)
         .map(|w| {
             let old = frontier.word(w);
             let new = slots.iter().fold(old, |m, b| m | b.word(w));
