@@ -577,8 +577,13 @@ impl Position {
 
     /// Calls `f` with every pseudo-legal capture of the side to move (the first piece along
     /// each line for a rook, the second for a cannon, found by bit scans).
-    pub fn pseudo_captures(&self, mut f: impl FnMut(Move)) {
-        let us = self.turn;
+    pub fn pseudo_captures(&self, f: impl FnMut(Move)) {
+        self.pseudo_captures_by(self.turn, f)
+    }
+
+    /// [`Position::pseudo_captures`] of `us`, whoever is to move (the chase rules ask what the
+    /// side that just moved threatens).
+    pub fn pseudo_captures_by(&self, us: Color, mut f: impl FnMut(Move)) {
         let (own, theirs) = (self.occ[us.index()], self.occ[(!us).index()]);
         let occ = own | theirs;
         let b = &self.board;

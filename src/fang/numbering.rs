@@ -7,7 +7,7 @@
 //! pairs it trades ([`super::graph::Edge::swaps`]).
 
 use super::graph::{PieceId, PieceSet};
-use crate::chase::{chased_after, chases, gives_check};
+use crate::chase::{chases, each_chased, gives_check};
 use crate::material::Material;
 use crate::piece::{Color, Role};
 use crate::position::{Move, Position};
@@ -137,9 +137,13 @@ impl Numbering {
         self.numbered(pos, chases(pos, mv).expect("a legal move"))
     }
 
-    /// [`Numbering::chased`] for a move known to be legal, `child` the position after it.
+    /// [`Numbering::chased`] for a move known to be legal and not to give check, `child` the
+    /// position after it.
     pub fn chased_after(&self, pos: &Position, mv: Move, child: &Position) -> PieceSet {
-        self.numbered(pos, chased_after(pos, mv, child))
+        debug_assert!(!child.is_check(), "a check's chases do not count");
+        let mut set = PieceSet::EMPTY;
+        each_chased(pos, mv, child, |sq| set = set.with(self.number(pos, sq)));
+        set
     }
 
     /// The numbers of the pieces on `points` of `pos`.
