@@ -7,7 +7,7 @@ use super::work::{Work, WINDOW};
 use super::BuildError;
 use crate::index::Indexer;
 use crate::piece::Color;
-use crate::table::{merge_histograms, Histogram, RuleSet, SideStats, Tally, TableWriter};
+use crate::table::{merge_histograms, Histogram, RuleSet, SideStats, TableWriter, Tally};
 use crate::value::{Value, CODE_NONE};
 use rayon::prelude::*;
 use std::path::Path;
