@@ -560,7 +560,7 @@ impl Space<'_> {
                     let cand = candidates.get(defender, self.target_bit(target, slot));
                     let start = start.as_ref().map(|s| &s[slot as usize]);
                     let mine = &set.side(defender)[slot as usize];
-                    // A warm start holds fewer words than the candidates: only its are read.
+                    // A warm start touches fewer words than the candidates: only its words are read.
                     let spans = match start {
                         Some(s) => Bitmap::spans_of(&[s]),
                         None => Bitmap::spans_of(&[cand]),

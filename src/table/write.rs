@@ -63,8 +63,8 @@ pub struct TableWriter {
     /// The symbols given to the last legal entry: an illegal entry repeats them.
     fill: (u8, u16),
     /// The value table, in order of first use, and its inverse: a direct table per order,
-    /// indexed by half the distance (a hash lookup per entry was a tenth of a write under the
-    /// Asian rules).
+    /// indexed by half the distance (a hash lookup per entry of order > 0 took about 4 % of the
+    /// samples of KRCKR's final write: `perf record`).
     symbols: Vec<Symbol>,
     by_order: Vec<Vec<u16>>,
     /// Block index entries in file order per stream (side 0's blocks, then side 1's).
