@@ -459,13 +459,15 @@ impl xqtb::builder::Progress for Notes {
     }
 }
 
-/// KRCKR's chasing patterns come back at several orders, each time with a first exclusion (the
+/// KRCKR's maximum patterns start warm from the previous order's at every order but the first,
+/// and its chasing patterns come back at several orders, each time with a first exclusion (the
 /// defender's forced checks) that removes most of the pattern; from the second time on it
 /// starts from the previous one. Tests build with debug assertions, under which every warm
-/// exclusion is compared with one computed from scratch: the build fails if they differ. (The
-/// cold computation is the one the solver comparisons above check.)
+/// maximum pattern and every warm exclusion is compared with one computed from scratch: the
+/// build fails if they differ. (The cold computations are the ones the solver comparisons above
+/// check.)
 #[test]
-fn warm_exclusions_agree_with_cold_ones() {
+fn warm_starts_agree_with_cold_ones() {
     assert!(
         cfg!(debug_assertions),
         "the comparison is a debug assertion: run the tests with the test profile (`cargo test`)"
