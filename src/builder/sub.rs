@@ -1,7 +1,8 @@
 //! Supporting tables as the builder's initialisation pass sees them: for each capture, the
 //! win/draw/loss of the resulting position, read from the smaller table's final file. Where the
-//! budget allows, a table's results are held as 2 bits per entry (Wu and Beal's point: a few
-//! bits per position in RAM); otherwise probes go through the file's bounded block cache.
+//! budget allows, a table's results are held as 2 bits per entry of each side to move captures
+//! lead to (Wu and Beal's point: a few bits per position in RAM); otherwise probes go through
+//! the file's bounded block cache.
 
 use super::BuildError;
 use crate::index::Indexer;
@@ -14,11 +15,9 @@ use rayon::prelude::*;
 use std::path::Path;
 
 enum Source {
-    /// 2 bits per entry, both sides: 1 loss, 2 draw, 3 win (0: never filled in, an error).
-    Packed {
-        bits: Vec<u64>,
-        entries: u64,
-    },
+    /// 2 bits per entry of each side captures lead to, by side (`None`: no capture leads to
+    /// that side to move): 1 loss, 2 draw, 3 win (0: never filled in, an error).
+    Packed([Option<Vec<u64>>; 2]),
     File(Box<TableFile>),
 }
 
@@ -35,9 +34,9 @@ pub struct Subtables {
     subs: Vec<Sub>,
 }
 
-/// Bytes of the packed form of a table with `entries` entries per side.
+/// Bytes of one side of a table with `entries` entries per side, packed.
 pub fn packed_bytes(entries: u64) -> u64 {
-    (2 * entries).div_ceil(32) * 8
+    entries.div_ceil(32) * 8
 }
 
 impl Subtables {
@@ -52,24 +51,35 @@ impl Subtables {
     ) -> Result<(Subtables, u64), BuildError> {
         let mut by_code = [None; 16];
         let mut wanted: Vec<(Material, bool)> = Vec::new();
+        // The sides to move each table is probed at: after a capture of one of `color`'s
+        // pieces, `color` is to move (the other if the table holds the colour-flipped twin).
+        // Most tables are reached at one side only, and only that side is packed.
+        let mut sides: Vec<[bool; 2]> = Vec::new();
         for color in Color::ALL {
             for role in Role::ALL {
                 if let Some(m) = material.captured(color, role) {
                     let key = (m.canonical(), m != m.canonical());
                     let i = wanted.iter().position(|w| *w == key).unwrap_or_else(|| {
                         wanted.push(key);
+                        sides.push([false; 2]);
                         wanted.len() - 1
                     });
+                    let to_move = if key.1 { !color } else { color };
+                    sides[i][to_move.index()] = true;
                     by_code[Piece::new(color, role).code() as usize] = Some(i);
                 }
             }
         }
         let mut order: Vec<usize> = (0..wanted.len()).collect();
-        let sizes: Vec<u64> = wanted
+        let bytes: Vec<u64> = wanted
             .iter()
-            .map(|(m, _)| Indexer::new(*m).map(|ix| ix.size()))
+            .zip(&sides)
+            .map(|((m, _), s)| {
+                let n = s.iter().filter(|&&x| x).count() as u64;
+                Indexer::new(*m).map(|ix| n * packed_bytes(ix.size()))
+            })
             .collect::<Result<_, _>>()?;
-        order.sort_by_key(|&i| sizes[i]);
+        order.sort_by_key(|&i| bytes[i]);
         let mut slots: Vec<Option<Sub>> = wanted.iter().map(|_| None).collect();
         let mut used = 0u64;
         for i in order {
@@ -84,10 +94,9 @@ impl Subtables {
                 }
                 .into());
             }
-            let bytes = packed_bytes(sizes[i]);
-            let source = if used + bytes <= pack_budget {
-                used += bytes;
-                pack(&file)?
+            let source = if used + bytes[i] <= pack_budget {
+                used += bytes[i];
+                pack(&file, sides[i])?
             } else {
                 used += cache_bytes as u64;
                 Source::File(Box::new(file))
@@ -125,9 +134,15 @@ impl Subtables {
         let index = sub.indexer.encode(pos)?;
         let side = pos.turn().index();
         match &sub.source {
-            Source::Packed { bits, entries } => {
-                let e = side as u64 * entries + index;
-                match (bits[(e / 32) as usize] >> (2 * (e % 32))) & 3 {
+            Source::Packed(sides) => {
+                let Some(bits) = &sides[side] else {
+                    return Err(BuildError::Inconsistent(format!(
+                        "supporting table {} is probed at a side to move no capture leads to: {}",
+                        sub.indexer.material(),
+                        crate::fen::to_fen(pos)
+                    )));
+                };
+                match (bits[(index / 32) as usize] >> (2 * (index % 32))) & 3 {
                     1 => Ok(Outcome::Loss),
                     2 => Ok(Outcome::Draw),
                     3 => Ok(Outcome::Win),
@@ -144,39 +159,30 @@ impl Subtables {
     }
 }
 
-fn pack(file: &TableFile) -> Result<Source, BuildError> {
+/// Packs the sides `sides` of `file` (its WDL stream only).
+fn pack(file: &TableFile, sides: [bool; 2]) -> Result<Source, BuildError> {
     let h = file.header();
-    let entries = h.entries;
     let be = h.block_entries as u64;
     // Blocks are a multiple of 32 entries, so each block fills whole words.
     debug_assert_eq!(be % 32, 0);
     let words_per_block = (be / 32) as usize;
-    let mut bits = vec![0u64; packed_bytes(entries) as usize / 8];
-    for side in 0..2usize {
-        let nb = h.blocks_per_side();
-        // Side 1 starts at entry `entries`, which need not be word-aligned: pack per side into
-        // a scratch vector, then shift it in.
-        let mut side_bits = vec![0u64; (nb as usize) * words_per_block];
-        side_bits
-            .par_chunks_mut(words_per_block)
+    let mut packed = [None, None];
+    for side in (0..2usize).filter(|&s| sides[s]) {
+        let mut bits = vec![0u64; h.blocks_per_side() as usize * words_per_block];
+        bits.par_chunks_mut(words_per_block)
             .enumerate()
             .try_for_each(|(block, words)| -> Result<(), BuildError> {
-                // The WDL stream only. Entries that are not legal positions hold some outcome
-                // there; they are never probed (only legal children are).
+                // Entries that are not legal positions hold some outcome there; they are never
+                // probed (only legal children are).
                 let wdl = file.read_wdl_block(side, block as u64)?;
                 for (k, &w) in wdl.iter().enumerate() {
                     words[k / 32] |= (w as u64 + 1) << (2 * (k % 32));
                 }
                 Ok(())
             })?;
-        let base = side as u64 * entries;
-        for e in 0..entries {
-            let v = (side_bits[(e / 32) as usize] >> (2 * (e % 32))) & 3;
-            if v != 0 {
-                let g = base + e;
-                bits[(g / 32) as usize] |= v << (2 * (g % 32));
-            }
-        }
+        // The last block's words past the side's end hold nothing.
+        bits.truncate((packed_bytes(h.entries) / 8) as usize);
+        packed[side] = Some(bits);
     }
-    Ok(Source::Packed { bits, entries })
+    Ok(Source::Packed(packed))
 }
