@@ -20,6 +20,37 @@ pub struct Node {
     pub index: u64,
 }
 
+/// The position after a quiet move, played only when asked for: most moves the rule passes
+/// look at reach entries whose index alone answers (resolved ones: KRCKR's first candidate
+/// scan asks for 18 M of its 84 M moves' positions), so they are never played.
+pub struct Child<'a> {
+    pos: &'a Position,
+    /// A copy of `pos` the moves are played on (made at the first move played).
+    scratch: &'a mut Option<Position>,
+    mv: crate::position::Move,
+    undo: Option<crate::position::Undo>,
+}
+
+impl Child<'_> {
+    /// The position after the move.
+    #[inline]
+    pub fn position(&mut self) -> &Position {
+        let scratch = self.scratch.get_or_insert_with(|| self.pos.clone());
+        if self.undo.is_none() {
+            self.undo = Some(scratch.play(self.mv));
+        }
+        scratch
+    }
+
+    /// Takes the move back if it was played.
+    #[inline]
+    fn take_back(self) {
+        if let (Some(undo), Some(scratch)) = (self.undo, self.scratch) {
+            scratch.undo(self.mv, undo);
+        }
+    }
+}
+
 /// The game graph of one material.
 pub struct Graph {
     indexer: Indexer,
@@ -64,12 +95,15 @@ impl Graph {
         pos: &Position,
         index: u64,
         mv: crate::position::Move,
-        child: &Position,
+        child: &mut Child,
         split: &mut Option<Option<Split>>,
     ) -> (u64, bool) {
         let code = pos.piece_at(mv.from).map_or(0, |p| p.code());
         if let Some(c) = self.indexer.moved(index, code, mv.from, mv.to, pos) {
-            debug_assert_eq!(self.indexer.encode_mirrored(child).ok(), Some((c, false)));
+            debug_assert_eq!(
+                self.indexer.encode_mirrored(child.position()).ok(),
+                Some((c, false))
+            );
             return (c, false);
         }
         let at = split.get_or_insert_with(|| self.indexer.split(index));
@@ -77,31 +111,40 @@ impl Graph {
             .as_ref()
             .and_then(|at| self.indexer.moved_defender(at, pos.turn(), mv.from, mv.to));
         if let Some(found) = fast {
-            debug_assert_eq!(self.indexer.encode_mirrored(child).ok(), Some(found));
+            debug_assert_eq!(
+                self.indexer.encode_mirrored(child.position()).ok(),
+                Some(found)
+            );
             return found;
         }
         self.indexer
-            .encode_mirrored(child)
+            .encode_mirrored(child.position())
             .expect("a quiet move keeps the material")
     }
 
     /// Calls `f` with each quiet pseudo-legal move of `pos` (entry `at`'s position), the
-    /// position after it, and the entry it reaches with its mirroring ([`Graph::child`]), until
-    /// `f` returns true; true if it did. Pseudo-legal moves serve the rule passes: an illegal
-    /// move reaches an illegal entry, never an unresolved one nor a member of their sets.
+    /// position after it (played only if `f` asks: [`Child`]), and the entry it reaches with
+    /// its mirroring ([`Graph::child`]), until `f` returns true; true if it did. Pseudo-legal
+    /// moves serve the rule passes: an illegal move reaches an illegal entry, never an
+    /// unresolved one nor a member of their sets.
     pub fn any_quiet_child(
         &self,
         pos: &Position,
         at: u64,
-        mut f: impl FnMut(crate::position::Move, &Position, u64, bool) -> bool,
+        mut f: impl FnMut(crate::position::Move, &mut Child, u64, bool) -> bool,
     ) -> bool {
-        let mut child = pos.clone();
+        let mut scratch = None;
         let mut split = None;
         pos.pseudo_quiet_until(|mv| {
-            let undo = child.play(mv);
-            let (index, mirrored) = self.child(pos, at, mv, &child, &mut split);
-            let stop = f(mv, &child, index, mirrored);
-            child.undo(mv, undo);
+            let mut child = Child {
+                pos,
+                scratch: &mut scratch,
+                mv,
+                undo: None,
+            };
+            let (index, mirrored) = self.child(pos, at, mv, &mut child, &mut split);
+            let stop = f(mv, &mut child, index, mirrored);
+            child.take_back();
             stop
         })
     }

@@ -17,7 +17,7 @@
 //!   the result is the same for any order and thread count.
 
 use super::entry::Bitmap;
-use super::graph::{Graph, Node};
+use super::graph::{Child, Graph, Node};
 use super::rules::Candidates;
 use crate::fang::graph::{PieceId, Target};
 use crate::fang::numbering::{Labels, Numbering};
@@ -320,12 +320,13 @@ impl Space<'_> {
         &self,
         pos: &Position,
         at: u64,
-        mut f: impl FnMut(Step, &Position) -> bool,
+        mut f: impl FnMut(Step, &mut Child) -> bool,
     ) -> bool {
         self.graph
             .any_quiet_child(pos, at, |mv, child, index, mirrored| {
                 let mut flips = 0;
                 if !self.tracked.is_empty() {
+                    let child = child.position();
                     let swaps = if mirrored {
                         self.numbering.swaps(pos, mv, &child.mirror(), true)
                     } else {
@@ -453,6 +454,7 @@ impl Space<'_> {
                 return false;
             }
             inside += 1;
+            let child = child.position();
             let hit = match target {
                 // A check needs no chase computed (the costlier label).
                 Target::King => child.is_check(),

@@ -244,6 +244,7 @@ impl RuleState {
                 return false;
             }
             inside = true;
+            let child = child.position();
             mask &= if child.is_check() {
                 1 << KING_BIT
             } else if mask & !(1 << KING_BIT) != 0 {
