@@ -626,14 +626,41 @@ impl Indexer {
     }
 
     /// Puts the attackers of `others` on a board holding the defenders, noting their points in
-    /// `placed`; false where two pieces would share a point (those placed before stay).
+    /// `placed`; false where two pieces would share a point (those placed before stay). Groups
+    /// `placed` holds whole with the same rank stay on the board: consecutive indices differ
+    /// mostly in the last group, so a [`Decoder`] walking them re-places one group, not all.
     #[inline]
     fn place_others(&self, mut rest: u64, pos: &mut Position, placed: &mut Placed) -> bool {
-        for g in self.groups.iter().rev() {
+        let n = self.groups.len();
+        let mut ranks = [0u64; MAX_GROUPS];
+        for (i, g) in self.groups.iter().enumerate().rev() {
             let (q, rank) = StrengthReducedU64::div_rem(rest, g.size);
             rest = q;
+            ranks[i] = rank;
+        }
+        // Groups are placed from the most significant (the first), so the ones kept are a
+        // prefix of what is on the board.
+        let mut keep = 0;
+        while keep < placed.done && placed.ranks[keep] == ranks[keep] {
+            keep += 1;
+        }
+        let from = if keep == 0 {
+            0
+        } else {
+            placed.ends[keep - 1] as usize
+        };
+        for &p in &placed.points[from..placed.len] {
+            let taken = pos.remove(Square::new(p));
+            debug_assert!(
+                taken.is_some(),
+                "a borrower left the pieces as it found them"
+            );
+        }
+        placed.len = from;
+        placed.done = keep;
+        for (i, g) in self.groups.iter().enumerate().skip(keep) {
             let mut slots = [0u8; 5];
-            comb_unrank(rank, g.domain.points.len(), &mut slots[..g.count]);
+            comb_unrank(ranks[i], g.domain.points.len(), &mut slots[..g.count]);
             for &s in &slots[..g.count] {
                 let point = g.domain.points[s as usize];
                 if !pos.put(Square::new(point), Piece::new(g.color, g.role)) {
@@ -642,7 +669,11 @@ impl Indexer {
                 placed.points[placed.len] = point;
                 placed.len += 1;
             }
+            placed.ranks[i] = ranks[i];
+            placed.ends[i] = placed.len as u8;
+            placed.done = i + 1;
         }
+        debug_assert_eq!(placed.done, n);
         true
     }
 
@@ -833,11 +864,19 @@ pub struct Decoder<'a> {
     placed: Placed,
 }
 
-/// The points where [`Indexer::place_others`] put attackers.
+/// Groups of attackers an index has at most: rooks, horses, cannons and pawns of each side.
+const MAX_GROUPS: usize = 8;
+
+/// The points where [`Indexer::place_others`] put attackers, group by group.
 #[derive(Clone, Copy, Default)]
 struct Placed {
     points: [u8; 32],
     len: usize,
+    /// The groups placed whole (a prefix of the index's groups): their ranks, and `len` after
+    /// each.
+    done: usize,
+    ranks: [u64; MAX_GROUPS],
+    ends: [u8; MAX_GROUPS],
 }
 
 impl<'a> Decoder<'a> {
@@ -868,28 +907,14 @@ impl<'a> Decoder<'a> {
         let (pair, rest) = StrengthReducedU64::div_rem(index, self.ix.others_size);
         if pair != self.pair {
             self.current = self.ix.defenders_of(pair, turn);
-            self.placed.len = 0;
+            self.placed = Placed::default();
             self.pair = pair;
-        } else {
-            self.take_off();
         }
         self.current.set_turn(turn);
         // On a collision the attackers placed so far stay noted, for the next decode to take off.
         self.ix
             .place_others(rest, &mut self.current, &mut self.placed)
             .then_some(&mut self.current)
-    }
-
-    /// Takes the attackers the last decode placed off the board.
-    fn take_off(&mut self) {
-        for &p in &self.placed.points[..self.placed.len] {
-            let taken = self.current.remove(Square::new(p));
-            debug_assert!(
-                taken.is_some(),
-                "a borrower left the pieces as it found them"
-            );
-        }
-        self.placed.len = 0;
     }
 }
 
