@@ -267,6 +267,39 @@ pub static HORSE_SOURCE_MASKS: [u128; 90] = masks(&horse_sources());
 /// [`PAWN_SOURCES`]' points as bit sets, per colour.
 pub static PAWN_SOURCE_MASKS: [[u128; 90]; 2] = [masks(&pawn_sources(0)), masks(&pawn_sources(1))];
 
+/// The file and rank through each point (the point itself not included): where a rook,
+/// cannon or facing king attacks along, and screens stand.
+pub static LINE_MASKS: [u128; 90] = line_masks();
+/// The legs of the horse jumps into each point ([`HORSE_SOURCES`]' aux points): a piece
+/// leaving one may uncover a horse's attack on that point.
+pub static HORSE_LEG_MASKS: [u128; 90] = aux_masks(&horse_sources());
+
+const fn line_masks() -> [u128; 90] {
+    let rays = ray_masks();
+    let mut t = [0u128; 90];
+    let mut s = 0;
+    while s < 90 {
+        t[s] = rays[s][0] | rays[s][1] | rays[s][2] | rays[s][3];
+        s += 1;
+    }
+    t
+}
+
+/// The aux points (legs, eyes) of each point's steps as a bit set.
+const fn aux_masks<const N: usize>(steps: &[Steps<N>; 90]) -> [u128; 90] {
+    let mut t = [0u128; 90];
+    let mut s = 0;
+    while s < 90 {
+        let mut i = 0;
+        while i < steps[s].len as usize {
+            t[s] |= 1u128 << steps[s].aux[i];
+            i += 1;
+        }
+        s += 1;
+    }
+    t
+}
+
 /// The target points of each point's steps as a bit set.
 const fn masks<const N: usize>(steps: &[Steps<N>; 90]) -> [u128; 90] {
     let mut t = [0u128; 90];

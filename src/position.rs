@@ -2,8 +2,9 @@
 //! (un-move) generation. Pure rules code: no I/O, and no allocation (move lists live on the stack).
 
 use crate::geometry::{
-    Steps, ADVISOR_STEPS, ELEPHANT_STEPS, HORSE_SOURCES, HORSE_SOURCE_MASKS, HORSE_STEPS,
-    KING_STEPS, PAWN_SOURCES, PAWN_SOURCE_MASKS, PAWN_STEPS, RAYS, RAY_ASCENDS, RAY_MASKS,
+    Steps, ADVISOR_STEPS, ELEPHANT_STEPS, HORSE_LEG_MASKS, HORSE_SOURCES, HORSE_SOURCE_MASKS,
+    HORSE_STEPS, KING_STEPS, LINE_MASKS, PAWN_SOURCES, PAWN_SOURCE_MASKS, PAWN_STEPS, RAYS,
+    RAY_ASCENDS, RAY_MASKS,
 };
 use crate::piece::{Color, Piece, Role};
 use crate::square::Square;
@@ -660,6 +661,46 @@ impl Position {
             }
         }
         false
+    }
+
+    /// [`Position::pseudo_quiet_until`] without moves that cannot give check: a move checks
+    /// only if it changes an attack on the opponent's king, so it lands on or leaves the
+    /// king's file or rank (a rook, cannon or facing king's line, a cannon's screen), leaves
+    /// the leg of a horse jump onto the king, or is a horse's jump onto a point it attacks the
+    /// king from. (Pawns attack from the file and rank next to the king, advisors and
+    /// elephants never.) A superset of the checking moves: the rule passes' losses against the
+    /// king reach their pattern only by checking.
+    pub fn pseudo_checks_until(&self, mut f: impl FnMut(Move) -> bool) -> bool {
+        let k = self.king[(!self.turn).index()] as usize;
+        if k == NO_KING as usize {
+            return self.pseudo_quiet_until(f);
+        }
+        let (lines, legs) = (LINE_MASKS[k], HORSE_LEG_MASKS[k]);
+        let (leave, horse_onto) = (lines | legs, HORSE_SOURCE_MASKS[k]);
+        let horse = code(self.turn, Role::Horse);
+        self.pseudo_quiet_until(|m| {
+            let (from, to) = (m.from.index(), m.to.index());
+            let checks = (leave >> from | lines >> to) & 1 != 0
+                || (self.board[from] == horse && horse_onto >> to & 1 != 0);
+            checks && f(m)
+        })
+    }
+
+    /// [`Position::pseudo_quiet_until`] for a side to move that is in check, without the moves
+    /// that leave every check as it was (a piece other than the king stepping neither onto a
+    /// blocking point nor off a checking cannon's screen: [`SafetyFilter::escapes`]). Those are
+    /// illegal: the moves given are a superset of the legal ones.
+    pub fn pseudo_evasions_until(&self, mut f: impl FnMut(Move) -> bool) -> bool {
+        debug_assert!(self.is_check(), "evasions of a side in check");
+        let k = self.king[self.turn.index()] as usize;
+        if k == NO_KING as usize {
+            return self.pseudo_quiet_until(f);
+        }
+        let (onto, off) = SafetyFilter::escapes(self);
+        self.pseudo_quiet_until(|m| {
+            let (from, to) = (m.from.index(), m.to.index());
+            (from == k || (onto >> to | off >> from) & 1 != 0) && f(m)
+        })
     }
 
     /// Does the side to move have any legal move? (If not, it has lost: checkmate or stalemate.)

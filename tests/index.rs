@@ -242,7 +242,9 @@ fn moved_attacker_agrees_with_encode() {
 #[test]
 fn decoder_agrees_with_decode() {
     let mut rng = ChaCha8Rng::seed_from_u64(7);
-    for m in ["KRK", "KNKA", "KRKAABB", "KRNKAB", "KAABKCP", "KRKNN", "KRCKR", "KRNKCPP"] {
+    for m in [
+        "KRK", "KNKA", "KRKAABB", "KRNKAB", "KAABKCP", "KRKNN", "KRCKR", "KRNKCPP",
+    ] {
         let ix = Indexer::new(m.parse().unwrap()).unwrap();
         let mut d = xqtb::Decoder::new(&ix);
         let n = ix.size();

@@ -183,3 +183,98 @@ fn legal_moves_match_brute_force() {
         }
     }
 }
+
+/// Every quiet move that gives check (played, and the opponent found in check, facing kings
+/// included) is among `pseudo_checks_until`'s moves, in random placements of materials with
+/// every kind of piece, both sides to move; and it leaves out most of the others.
+#[test]
+fn checking_moves_are_among_the_check_candidates() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let (mut checks, mut all, mut kept) = (0, 0, 0);
+    for m in [
+        "KRCKR",
+        "KNNPKCAB",
+        "KRNCPKRNCAB",
+        "KCCPPKHAABB",
+        "KPPPKAABB",
+    ] {
+        let Ok(material) = m.replace('H', "N").parse() else {
+            panic!("{m} parses");
+        };
+        let ix = xqtb::Indexer::new(material).unwrap();
+        let mut seen = 0;
+        while seen < 3000 {
+            let turn = xqtb::Color::ALL[rng.gen_range(0..2)];
+            let Some(pos) = ix.decode(rng.gen_range(0..ix.size()), turn) else {
+                continue;
+            };
+            if pos.opponent_in_check() {
+                continue;
+            }
+            seen += 1;
+            let mut candidates = Vec::new();
+            pos.pseudo_checks_until(|mv| {
+                candidates.push(mv);
+                false
+            });
+            pos.pseudo_quiet_until(|mv| {
+                all += 1;
+                let mut child = pos.clone();
+                child.play(mv);
+                if child.is_check() {
+                    checks += 1;
+                    assert!(candidates.contains(&mv), "{m} {pos:?}: {mv} checks");
+                }
+                false
+            });
+            kept += candidates.len();
+        }
+    }
+    assert!(checks > 1000, "only {checks} checking moves seen");
+    assert!(kept * 2 < all, "{kept} of {all} moves kept");
+}
+
+/// In random placements where the side to move is in check, every legal quiet move is among
+/// `pseudo_evasions_until`'s moves, which leave out most of the illegal ones.
+#[test]
+fn legal_moves_in_check_are_among_the_evasions() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let (mut legal, mut all, mut kept) = (0, 0, 0);
+    for m in ["KRCKR", "KNNPKCAB", "KRNCPKRNCAB", "KCCPPKNAABB", "KRRKCCA"] {
+        let ix = xqtb::Indexer::new(m.parse().unwrap()).unwrap();
+        let mut seen = 0;
+        while seen < 3000 {
+            let turn = xqtb::Color::ALL[rng.gen_range(0..2)];
+            let Some(pos) = ix.decode(rng.gen_range(0..ix.size()), turn) else {
+                continue;
+            };
+            if pos.opponent_in_check() || !pos.is_check() {
+                continue;
+            }
+            seen += 1;
+            let mut evasions = Vec::new();
+            pos.pseudo_evasions_until(|mv| {
+                evasions.push(mv);
+                false
+            });
+            let quiet: Vec<_> = pos
+                .legal_moves()
+                .into_iter()
+                .filter(|&mv| !pos.is_capture(mv))
+                .collect();
+            for mv in &quiet {
+                assert!(evasions.contains(mv), "{m} {pos:?}: {mv} is legal");
+            }
+            legal += quiet.len();
+            pos.pseudo_quiet_until(|_| {
+                all += 1;
+                false
+            });
+            kept += evasions.len();
+        }
+    }
+    assert!(legal > 5000, "only {legal} legal moves seen");
+    assert!(kept * 2 < all, "{kept} of {all} moves kept");
+}

@@ -51,6 +51,20 @@ impl Child<'_> {
     }
 }
 
+/// Which quiet moves a walk over children looks at. The narrower ones leave out only moves
+/// that cannot matter to a caller that knows where it stands: all quiet moves but those that
+/// cannot give check, or (for a side in check) those that leave every check as it was, which
+/// are illegal and reach illegal entries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Moves {
+    /// Every pseudo-legal quiet move.
+    Quiet,
+    /// The quiet moves that may give check ([`Position::pseudo_checks_until`]).
+    Checks,
+    /// A side in check: the quiet moves that may end it ([`Position::pseudo_evasions_until`]).
+    Evasions,
+}
+
 /// The game graph of one material.
 pub struct Graph {
     indexer: Indexer,
@@ -131,11 +145,23 @@ impl Graph {
         &self,
         pos: &Position,
         at: u64,
+        f: impl FnMut(crate::position::Move, &mut Child, u64, bool) -> bool,
+    ) -> bool {
+        self.any_child_among(pos, at, Moves::Quiet, f)
+    }
+
+    /// [`Graph::any_quiet_child`] for some of the quiet moves only ([`Moves`]).
+    #[inline(always)]
+    pub fn any_child_among(
+        &self,
+        pos: &Position,
+        at: u64,
+        moves: Moves,
         mut f: impl FnMut(crate::position::Move, &mut Child, u64, bool) -> bool,
     ) -> bool {
         let mut scratch = None;
         let mut split = None;
-        pos.pseudo_quiet_until(|mv| {
+        let each = |mv| {
             let mut child = Child {
                 pos,
                 scratch: &mut scratch,
@@ -146,7 +172,12 @@ impl Graph {
             let stop = f(mv, &mut child, index, mirrored);
             child.take_back();
             stop
-        })
+        };
+        match moves {
+            Moves::Quiet => pos.pseudo_quiet_until(each),
+            Moves::Checks => pos.pseudo_checks_until(each),
+            Moves::Evasions => pos.pseudo_evasions_until(each),
+        }
     }
 
     /// Calls `emit` with every predecessor of `child` (the position of entry `index`), once per

@@ -17,7 +17,7 @@
 //!   the result is the same for any order and thread count.
 
 use super::entry::Bitmap;
-use super::graph::{Child, Graph, Node};
+use super::graph::{Child, Graph, Moves, Node};
 use super::rules::Candidates;
 use crate::fang::graph::{PieceId, Target};
 use crate::fang::numbering::{Labels, Numbering};
@@ -320,31 +320,32 @@ impl Space<'_> {
         &self,
         pos: &Position,
         at: u64,
+        moves: Moves,
         mut f: impl FnMut(Step, &mut Child) -> bool,
     ) -> bool {
-        self.graph
-            .any_quiet_child(pos, at, |mv, child, index, mirrored| {
-                let mut flips = 0;
-                if !self.tracked.is_empty() {
-                    let child = child.position();
-                    let swaps = if mirrored {
-                        self.numbering.swaps(pos, mv, &child.mirror(), true)
-                    } else {
-                        self.numbering.swaps(pos, mv, child, false)
-                    };
-                    for (i, &p) in self.tracked.iter().enumerate() {
-                        flips |= (swaps.contains(p) as u8) << i;
-                    }
+        let step = |mv, child: &mut Child, index, mirrored| {
+            let mut flips = 0;
+            if !self.tracked.is_empty() {
+                let child = child.position();
+                let swaps = if mirrored {
+                    self.numbering.swaps(pos, mv, &child.mirror(), true)
+                } else {
+                    self.numbering.swaps(pos, mv, child, false)
+                };
+                for (i, &p) in self.tracked.iter().enumerate() {
+                    flips |= (swaps.contains(p) as u8) << i;
                 }
-                f(
-                    Step {
-                        mv,
-                        child: index,
-                        flips,
-                    },
-                    child,
-                )
-            })
+            }
+            f(
+                Step {
+                    mv,
+                    child: index,
+                    flips,
+                },
+                child,
+            )
+        };
+        self.graph.any_child_among(pos, at, moves, step)
     }
 
     /// Does a move with `labels` from slot `slot` hit `target`?
@@ -400,7 +401,7 @@ impl Space<'_> {
                 continue;
             };
             let mut seen = 0u8;
-            self.any_step(&pos, w, |s, _| {
+            self.any_step(&pos, w, Moves::Quiet, |s, _| {
                 let u = Vx {
                     side,
                     index: w,
@@ -444,7 +445,7 @@ impl Space<'_> {
             return false;
         };
         let mut inside = 0;
-        let escapes = self.any_step(&pos, u.index, |s, child| {
+        let escapes = self.any_step(&pos, u.index, Moves::Quiet, |s, child| {
             let v = Vx {
                 side: !u.side,
                 index: s.child,
@@ -468,12 +469,15 @@ impl Space<'_> {
         !escapes && inside > 0
     }
 
-    /// Does `u` have a move to a vertex `v` (on the other side) with `f(v)`?
-    fn any_child(&self, u: Vx, mut f: impl FnMut(Vx) -> bool) -> bool {
+    /// Does `u` have a move among `moves` to a vertex `v` (on the other side) with `f(v)`?
+    /// Narrower than all quiet moves where the caller knows the others cannot have `f`: a
+    /// loss of a pattern against the king enters its region only by checking; a child of one
+    /// is in check.
+    fn any_child(&self, u: Vx, moves: Moves, mut f: impl FnMut(Vx) -> bool) -> bool {
         let Some(pos) = self.position(u.side, u.index) else {
             return false;
         };
-        self.any_step(&pos, u.index, |s, _| {
+        self.any_step(&pos, u.index, moves, |s, _| {
             f(Vx {
                 side: !u.side,
                 index: s.child,
@@ -483,9 +487,9 @@ impl Space<'_> {
     }
 
     /// Does `u` have a move to a vertex of `set` on the other side (or, with `outside`, to a
-    /// vertex inside `region` that is not in `set`)?
-    fn moves_to(&self, u: Vx, set: &Marks, region: Region, outside: bool) -> bool {
-        self.any_child(u, |v| {
+    /// vertex inside `region` that is not in `set`)? `moves` as for [`Space::any_child`].
+    fn moves_to(&self, u: Vx, set: &Marks, region: Region, outside: bool, moves: Moves) -> bool {
+        self.any_child(u, moves, |v| {
             if outside {
                 self.inside(region, v) && !set.contains(v)
             } else {
@@ -646,13 +650,21 @@ impl Space<'_> {
         // its pages' faults and zeroing each time (the rounds' page faults were a tenth of
         // KRCKR's pruning).
         let memo = Memo::new(self.entries(), self.slots());
+        // Against the king, a loss enters the region only by checking (its other moves are not
+        // looked at), and its children there are in check (only their evasions are).
+        let (loss_moves, win_moves) = if p.target == Target::King {
+            (Moves::Checks, Moves::Evasions)
+        } else {
+            (Moves::Quiet, Moves::Quiet)
+        };
         loop {
             memo.clear();
-            let is_win = |c: Vx| memo.get_or(c, || self.moves_to(c, &p.set, region, false));
+            let is_win =
+                |c: Vx| memo.get_or(c, || self.moves_to(c, &p.set, region, false, win_moves));
             let total = losses.len();
-            let (unfit, fit): (Vec<Vx>, Vec<Vx>) = losses
-                .into_par_iter()
-                .partition(|&u| self.any_child(u, |v| self.inside(region, v) && !is_win(v)));
+            let (unfit, fit): (Vec<Vx>, Vec<Vx>) = losses.into_par_iter().partition(|&u| {
+                self.any_child(u, loss_moves, |v| self.inside(region, v) && !is_win(v))
+            });
             for &u in &unfit {
                 p.set.remove(u);
             }
@@ -670,7 +682,7 @@ impl Space<'_> {
         });
         let unfit: Vec<Vx> = losses
             .into_par_iter()
-            .filter(|&u| self.moves_to(u, &p.set, region, true))
+            .filter(|&u| self.moves_to(u, &p.set, region, true, loss_moves))
             .collect();
         self.remove(p, region, unfit);
     }
@@ -712,7 +724,7 @@ impl Space<'_> {
                     self.each_predecessor(region, x, |w| {
                         let gone = if was_loss {
                             p.set.contains(w)
-                                && !self.moves_to(w, &p.set, region, false)
+                                && !self.moves_to(w, &p.set, region, false, Moves::Quiet)
                                 && p.set.remove(w)
                         } else {
                             p.set.remove(w)
@@ -832,10 +844,10 @@ impl Space<'_> {
                 if v.side == p.attacker {
                     // A loss: forced to check on every move inside, all of them into S.
                     !self.sub_candidate(sub, v, Target::King)
-                        || self.moves_to(v, &forced.set, sub, true)
+                        || self.moves_to(v, &forced.set, sub, true, Moves::Quiet)
                 } else {
                     // A win: a move into S's losses.
-                    !self.moves_to(v, &forced.set, sub, false)
+                    !self.moves_to(v, &forced.set, sub, false, Moves::Quiet)
                 }
             })
             .collect();
