@@ -663,27 +663,29 @@ impl Position {
         false
     }
 
-    /// [`Position::pseudo_quiet_until`] without moves that cannot give check: a move checks
-    /// only if it changes an attack on the opponent's king, so it lands on or leaves the
-    /// king's file or rank (a rook, cannon or facing king's line, a cannon's screen), leaves
-    /// the leg of a horse jump onto the king, or is a horse's jump onto a point it attacks the
-    /// king from. (Pawns attack from the file and rank next to the king, advisors and
-    /// elephants never.) A superset of the checking moves: the rule passes' losses against the
-    /// king reach their pattern only by checking.
+    /// [`Position::pseudo_quiet_until`] without the moves that cannot give check
+    /// ([`Position::may_give_check`]): a superset of the checking moves (the rule passes'
+    /// losses against the king reach their pattern only by checking).
     pub fn pseudo_checks_until(&self, mut f: impl FnMut(Move) -> bool) -> bool {
+        self.pseudo_quiet_until(|m| self.may_give_check(m) && f(m))
+    }
+
+    /// Could the pseudo-legal quiet move `m` give check? A move checks only if it changes an
+    /// attack on the opponent's king, so it lands on or leaves the king's file or rank (a
+    /// rook, cannon or facing king's line, a cannon's screen), leaves the leg of a horse jump
+    /// onto the king, or is a horse's jump onto a point it attacks the king from. (Pawns
+    /// attack from the file and rank next to the king, advisors and elephants never.) False
+    /// means it does not; true, only that it may.
+    #[inline]
+    pub fn may_give_check(&self, m: Move) -> bool {
         let k = self.king[(!self.turn).index()] as usize;
         if k == NO_KING as usize {
-            return self.pseudo_quiet_until(f);
+            return true;
         }
-        let (lines, legs) = (LINE_MASKS[k], HORSE_LEG_MASKS[k]);
-        let (leave, horse_onto) = (lines | legs, HORSE_SOURCE_MASKS[k]);
-        let horse = code(self.turn, Role::Horse);
-        self.pseudo_quiet_until(|m| {
-            let (from, to) = (m.from.index(), m.to.index());
-            let checks = (leave >> from | lines >> to) & 1 != 0
-                || (self.board[from] == horse && horse_onto >> to & 1 != 0);
-            checks && f(m)
-        })
+        let (from, to) = (m.from.index(), m.to.index());
+        ((LINE_MASKS[k] | HORSE_LEG_MASKS[k]) >> from | LINE_MASKS[k] >> to) & 1 != 0
+            || (self.board[from] == code(self.turn, Role::Horse)
+                && HORSE_SOURCE_MASKS[k] >> to & 1 != 0)
     }
 
     /// [`Position::pseudo_quiet_until`] for a side to move that is in check, without the moves

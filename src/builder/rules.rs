@@ -245,7 +245,8 @@ impl RuleState {
             }
             inside = true;
             let child = child.position();
-            mask &= if child.is_check() {
+            // Most moves cannot check: no attack on the king to look for.
+            mask &= if pos.may_give_check(mv) && child.is_check() {
                 1 << KING_BIT
             } else if mask & !(1 << KING_BIT) != 0 {
                 self.numbering.chased_after(pos, mv, child).0

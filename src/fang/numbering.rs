@@ -155,7 +155,7 @@ impl Numbering {
 
     /// The labels of a move known to be legal, `child` the position after it.
     pub fn labels_after(&self, pos: &Position, mv: Move, child: &Position) -> Labels {
-        let check = child.is_check();
+        let check = pos.may_give_check(mv) && child.is_check();
         let chases = if check {
             PieceSet::EMPTY
         } else {
