@@ -458,7 +458,7 @@ impl Space<'_> {
             let child = child.position();
             let hit = match target {
                 // A check needs no chase computed (the costlier label).
-                Target::King => child.is_check(),
+                Target::King => pos.may_give_check(s.mv) && child.is_check(),
                 Target::Piece(_) => {
                     let labels = self.numbering.labels_after(&pos, s.mv, child);
                     self.hits(&labels, target, u.slot)
