@@ -263,16 +263,19 @@ pub static PAWN_STEPS: [[Steps<3>; 90]; 2] = [pawn_steps(0), pawn_steps(1)];
 pub static PAWN_SOURCES: [[Steps<3>; 90]; 2] = [pawn_sources(0), pawn_sources(1)];
 /// [`HORSE_SOURCES`]' points as a bit set: whether any piece stands where a horse could
 /// attack from, in one test.
-pub static HORSE_SOURCE_MASKS: [u128; 90] = masks(&horse_sources());
+pub static HORSE_SOURCE_MASKS: [u128; 90] = masks(&horse_sources(), false);
 /// [`PAWN_SOURCES`]' points as bit sets, per colour.
-pub static PAWN_SOURCE_MASKS: [[u128; 90]; 2] = [masks(&pawn_sources(0)), masks(&pawn_sources(1))];
+pub static PAWN_SOURCE_MASKS: [[u128; 90]; 2] = [
+    masks(&pawn_sources(0), false),
+    masks(&pawn_sources(1), false),
+];
 
 /// The file and rank through each point (the point itself not included): where a rook,
 /// cannon or facing king attacks along, and screens stand.
 pub static LINE_MASKS: [u128; 90] = line_masks();
 /// The legs of the horse jumps into each point ([`HORSE_SOURCES`]' aux points): a piece
 /// leaving one may uncover a horse's attack on that point.
-pub static HORSE_LEG_MASKS: [u128; 90] = aux_masks(&horse_sources());
+pub static HORSE_LEG_MASKS: [u128; 90] = masks(&horse_sources(), true);
 
 const fn line_masks() -> [u128; 90] {
     let rays = ray_masks();
@@ -285,29 +288,15 @@ const fn line_masks() -> [u128; 90] {
     t
 }
 
-/// The aux points (legs, eyes) of each point's steps as a bit set.
-const fn aux_masks<const N: usize>(steps: &[Steps<N>; 90]) -> [u128; 90] {
+/// The target points of each point's steps (with `aux`, their aux points: legs, eyes) as a bit
+/// set.
+const fn masks<const N: usize>(steps: &[Steps<N>; 90], aux: bool) -> [u128; 90] {
     let mut t = [0u128; 90];
     let mut s = 0;
     while s < 90 {
         let mut i = 0;
         while i < steps[s].len as usize {
-            t[s] |= 1u128 << steps[s].aux[i];
-            i += 1;
-        }
-        s += 1;
-    }
-    t
-}
-
-/// The target points of each point's steps as a bit set.
-const fn masks<const N: usize>(steps: &[Steps<N>; 90]) -> [u128; 90] {
-    let mut t = [0u128; 90];
-    let mut s = 0;
-    while s < 90 {
-        let mut i = 0;
-        while i < steps[s].len as usize {
-            t[s] |= 1u128 << steps[s].to[i];
+            t[s] |= 1u128 << if aux { steps[s].aux[i] } else { steps[s].to[i] };
             i += 1;
         }
         s += 1;

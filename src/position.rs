@@ -690,8 +690,8 @@ impl Position {
 
     /// [`Position::pseudo_quiet_until`] for a side to move that is in check, without the moves
     /// that leave every check as it was (a piece other than the king stepping neither onto a
-    /// blocking point nor off a checking cannon's screen: [`SafetyFilter::escapes`]). Those are
-    /// illegal: the moves given are a superset of the legal ones.
+    /// blocking point nor off a checking cannon's screen, as the legality filter finds them).
+    /// Those are illegal: the moves given are a superset of the legal ones.
     pub fn pseudo_evasions_until(&self, mut f: impl FnMut(Move) -> bool) -> bool {
         debug_assert!(self.is_check(), "evasions of a side in check");
         let k = self.king[self.turn.index()] as usize;

@@ -184,35 +184,53 @@ fn legal_moves_match_brute_force() {
     }
 }
 
+/// `n` legal positions of each material (decoded from random indices, either side to move)
+/// that `keep` accepts, for `f`.
+fn random_positions(
+    materials: &[&str],
+    seed: u64,
+    n: usize,
+    keep: impl Fn(&Position) -> bool,
+    mut f: impl FnMut(&str, &Position),
+) {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    for m in materials {
+        let ix = xqtb::Indexer::new(m.parse().unwrap()).unwrap();
+        let mut seen = 0;
+        while seen < n {
+            let turn = xqtb::Color::ALL[rng.gen_range(0..2)];
+            let Some(pos) = ix.decode(rng.gen_range(0..ix.size()), turn) else {
+                continue;
+            };
+            if pos.opponent_in_check() || !keep(&pos) {
+                continue;
+            }
+            seen += 1;
+            f(m, &pos);
+        }
+    }
+}
+
 /// Every quiet move that gives check (played, and the opponent found in check, facing kings
 /// included) is among `pseudo_checks_until`'s moves, in random placements of materials with
 /// every kind of piece, both sides to move; and it leaves out most of the others.
 #[test]
 fn checking_moves_are_among_the_check_candidates() {
-    use rand::{Rng, SeedableRng};
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
     let (mut checks, mut all, mut kept) = (0, 0, 0);
-    for m in [
+    let materials = [
         "KRCKR",
         "KNNPKCAB",
         "KRNCPKRNCAB",
-        "KCCPPKHAABB",
+        "KCCPPKNAABB",
         "KPPPKAABB",
-    ] {
-        let Ok(material) = m.replace('H', "N").parse() else {
-            panic!("{m} parses");
-        };
-        let ix = xqtb::Indexer::new(material).unwrap();
-        let mut seen = 0;
-        while seen < 3000 {
-            let turn = xqtb::Color::ALL[rng.gen_range(0..2)];
-            let Some(pos) = ix.decode(rng.gen_range(0..ix.size()), turn) else {
-                continue;
-            };
-            if pos.opponent_in_check() {
-                continue;
-            }
-            seen += 1;
+    ];
+    random_positions(
+        &materials,
+        5,
+        3000,
+        |_| true,
+        |m, pos| {
             let mut candidates = Vec::new();
             pos.pseudo_checks_until(|mv| {
                 candidates.push(mv);
@@ -229,8 +247,8 @@ fn checking_moves_are_among_the_check_candidates() {
                 false
             });
             kept += candidates.len();
-        }
-    }
+        },
+    );
     assert!(checks > 1000, "only {checks} checking moves seen");
     assert!(kept * 2 < all, "{kept} of {all} moves kept");
 }
@@ -239,21 +257,14 @@ fn checking_moves_are_among_the_check_candidates() {
 /// `pseudo_evasions_until`'s moves, which leave out most of the illegal ones.
 #[test]
 fn legal_moves_in_check_are_among_the_evasions() {
-    use rand::{Rng, SeedableRng};
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
     let (mut legal, mut all, mut kept) = (0, 0, 0);
-    for m in ["KRCKR", "KNNPKCAB", "KRNCPKRNCAB", "KCCPPKNAABB", "KRRKCCA"] {
-        let ix = xqtb::Indexer::new(m.parse().unwrap()).unwrap();
-        let mut seen = 0;
-        while seen < 3000 {
-            let turn = xqtb::Color::ALL[rng.gen_range(0..2)];
-            let Some(pos) = ix.decode(rng.gen_range(0..ix.size()), turn) else {
-                continue;
-            };
-            if pos.opponent_in_check() || !pos.is_check() {
-                continue;
-            }
-            seen += 1;
+    let materials = ["KRCKR", "KNNPKCAB", "KRNCPKRNCAB", "KCCPPKNAABB", "KRRKCCA"];
+    random_positions(
+        &materials,
+        9,
+        3000,
+        |pos| pos.is_check(),
+        |m, pos| {
             let mut evasions = Vec::new();
             pos.pseudo_evasions_until(|mv| {
                 evasions.push(mv);
@@ -273,8 +284,8 @@ fn legal_moves_in_check_are_among_the_evasions() {
                 false
             });
             kept += evasions.len();
-        }
-    }
+        },
+    );
     assert!(legal > 5000, "only {legal} legal moves seen");
     assert!(kept * 2 < all, "{kept} of {all} moves kept");
 }
