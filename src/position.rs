@@ -698,10 +698,9 @@ impl Position {
         if k == NO_KING as usize {
             return self.pseudo_quiet_until(f);
         }
-        let (onto, off) = SafetyFilter::escapes(self);
+        let escapes = SafetyFilter::escapes(self);
         self.pseudo_quiet_until(|m| {
-            let (from, to) = (m.from.index(), m.to.index());
-            (from == k || (onto >> to | off >> from) & 1 != 0) && f(m)
+            (m.from.index() == k || !SafetyFilter::leaves_checks(escapes, m)) && f(m)
         })
     }
 
@@ -962,6 +961,14 @@ impl SafetyFilter {
         (onto, off)
     }
 
+    /// Does a quiet move `m` of another piece than the king leave every check as it was (neither
+    /// onto an `onto` point nor off an `off` one of [`SafetyFilter::escapes`])? Then it is
+    /// illegal.
+    #[inline]
+    fn leaves_checks((onto, off): (u128, u128), m: Move) -> bool {
+        (onto >> m.to.index() | off >> m.from.index()) & 1 == 0
+    }
+
     /// Is the pseudo-legal move `m` of `pos` (the position this filter is for) legal? Clearly
     /// safe moves are; a quiet move of another piece than the king, out of check, only
     /// uncovers what runs through its two points ([`Position::uncovers_check`]); the rest are
@@ -991,7 +998,7 @@ impl SafetyFilter {
         }
         match self.escapes {
             None if !self.none => Some(!pos.uncovers_check(m)),
-            Some((onto, off)) if (onto >> t | off >> f) & 1 == 0 => Some(false),
+            Some(escapes) if SafetyFilter::leaves_checks(escapes, m) => Some(false),
             _ => None,
         }
     }
