@@ -334,7 +334,14 @@ impl Bitmap {
         all
     }
 
-    /// Set bits in the whole bitmap, counted in parallel.
+    /// Is no bit set? (Checked in parallel, over the summary's groups if it has one.)
+    pub fn is_clear(&self) -> bool {
+        self.spans()
+            .into_par_iter()
+            .all(|span| self.words[span].iter().all(|w| w.load(Relaxed) == 0))
+    }
+
+    /// The number of set bits (over the summary's groups, if it has one).
     pub fn count_all(&self) -> u64 {
         self.spans()
             .into_par_iter()
