@@ -32,7 +32,8 @@ const DTC_LEVEL: i32 = 15;
 const MAX_COMPRESSORS: usize = 2;
 
 /// Blocks compressed per parallel batch: two per compressing thread (blocks differ in cost), few
-/// enough to bound the buffered symbols (3 bytes an entry: 3 MiB).
+/// enough to bound the buffered symbols (3 bytes an entry: 3 MiB a batch; [`IN_FLIGHT`] of them
+/// compressing and one filling).
 const BATCH_BLOCKS: usize = 2 * MAX_COMPRESSORS;
 
 thread_local! {
@@ -42,6 +43,36 @@ thread_local! {
     static COMPRESSORS: std::cell::RefCell<Option<(zstd::bulk::Compressor<'static>, zstd::bulk::Compressor<'static>)>> =
         const { std::cell::RefCell::new(None) };
 }
+
+/// Compresses a batch of entries' symbols, block by block in parallel (on the calling pool):
+/// each block's (WDL, distances) compressed bytes, in order.
+fn compress_blocks(wdl: &[u8], dtc: &[u16]) -> Vec<(Vec<u8>, Vec<u8>)> {
+    let be = BLOCK_ENTRIES as usize;
+    wdl.par_chunks(be)
+        .zip(dtc.par_chunks(be))
+        .map(|(w, d)| {
+            COMPRESSORS.with_borrow_mut(|c| {
+                let (wc, dc) = c.get_or_insert_with(|| {
+                    (
+                        zstd::bulk::Compressor::new(WDL_LEVEL).expect("a zstd context"),
+                        zstd::bulk::Compressor::new(DTC_LEVEL).expect("a zstd context"),
+                    )
+                });
+                let wz = wc
+                    .compress(&pack_wdl(w))
+                    .expect("zstd compression of a buffer");
+                let dz = dc
+                    .compress(&pack_symbols(d))
+                    .expect("zstd compression of a buffer");
+                (wz, dz)
+            })
+        })
+        .collect()
+}
+
+/// Batches compressing at most while the next is converted (each holds its symbols, 3 bytes an
+/// entry, and its compressed blocks).
+const IN_FLIGHT: usize = 2;
 
 /// Where a block went: offset, compressed length, crc32.
 type IndexEntry = (u64, u32, u32);
@@ -79,6 +110,8 @@ pub struct TableWriter {
     done: bool,
     /// The threads that compress (at most [`MAX_COMPRESSORS`]).
     pool: rayon::ThreadPool,
+    /// The batches they are compressing, oldest first ([`TableWriter::compress`]).
+    pending: std::collections::VecDeque<std::sync::mpsc::Receiver<Vec<(Vec<u8>, Vec<u8>)>>>,
 }
 
 impl Drop for TableWriter {
@@ -128,6 +161,7 @@ impl TableWriter {
             body_crc: crc32fast::Hasher::new(),
             done: false,
             pool,
+            pending: Default::default(),
         })
     }
 
@@ -199,32 +233,36 @@ impl TableWriter {
         Ok(())
     }
 
-    /// Compresses and stores the first `n` buffered entries (whole blocks, or a side's end).
+    /// Hands the first `n` buffered entries (whole blocks, or a side's end) to the compressing
+    /// threads, and stores the oldest batch handed over if more than [`IN_FLIGHT`] are. The
+    /// caller thus turns the next entries into symbols while batches compress: done in turn,
+    /// the compressing threads waited for every conversion and for a batch's slowest block
+    /// (`perf`: 85 % of two threads busy in KRNKAABB's write; 2.96/3.04 → 2.61/2.74 s).
     fn compress(&mut self, n: usize) -> Result<(), TableError> {
-        let be = BLOCK_ENTRIES as usize;
-        let (wdl, dtc) = (&self.wdl[..n], &self.dtc[..n]);
-        let blocks: Vec<(Vec<u8>, Vec<u8>)> = self.pool.install(|| {
-            wdl.par_chunks(be)
-                .zip(dtc.par_chunks(be))
-                .map(|(w, d)| {
-                    COMPRESSORS.with_borrow_mut(|c| {
-                        let (wc, dc) = c.get_or_insert_with(|| {
-                            (
-                                zstd::bulk::Compressor::new(WDL_LEVEL).expect("a zstd context"),
-                                zstd::bulk::Compressor::new(DTC_LEVEL).expect("a zstd context"),
-                            )
-                        });
-                        let wz = wc
-                            .compress(&pack_wdl(w))
-                            .expect("zstd compression of a buffer");
-                        let dz = dc
-                            .compress(&pack_symbols(d))
-                            .expect("zstd compression of a buffer");
-                        (wz, dz)
-                    })
-                })
-                .collect()
+        let wdl: Vec<u8> = self.wdl.drain(..n).collect();
+        let dtc: Vec<u16> = self.dtc.drain(..n).collect();
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        self.pool.spawn(move || {
+            // The receiver is gone only if the write was abandoned: nothing to store then.
+            let _ = tx.send(compress_blocks(&wdl, &dtc));
         });
+        self.pending.push_back(rx);
+        while self.pending.len() > IN_FLIGHT {
+            self.store_pending()?;
+        }
+        Ok(())
+    }
+
+    /// Waits for the oldest batch in flight, if any, and stores its blocks.
+    fn store_pending(&mut self) -> Result<(), TableError> {
+        let Some(rx) = self.pending.pop_front() else {
+            return Ok(());
+        };
+        let blocks = rx.recv().map_err(|_| {
+            TableError::io(&self.tmp_path)(std::io::Error::other(
+                "a compressing thread stopped before its blocks were done",
+            ))
+        })?;
         for (wz, dz) in blocks {
             self.dtc_index
                 .push((self.offset, dz.len() as u32, crc32fast::hash(&dz)));
@@ -233,8 +271,6 @@ impl TableWriter {
                 .push((0, wz.len() as u32, crc32fast::hash(&wz)));
             self.wdl_blocks.push(wz);
         }
-        self.wdl.drain(..n);
-        self.dtc.drain(..n);
         Ok(())
     }
 
@@ -261,6 +297,9 @@ impl TableWriter {
             self.written, [self.entries; 2],
             "every entry of both sides written"
         );
+        while !self.pending.is_empty() {
+            self.store_pending()?;
+        }
         for (k, block) in std::mem::take(&mut self.wdl_blocks).into_iter().enumerate() {
             self.wdl_index[k].0 = self.offset;
             self.put(&block)?;
