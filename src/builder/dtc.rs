@@ -174,7 +174,11 @@ impl Pass for Ply<'_> {
             return entry::resolve(e, self.to, exclusive);
         }
         if let Some(dirty) = self.dirty {
-            dirty[self.dst].set(index);
+            // Read first: an entry is decremented by several children of a ply, and a set bit
+            // needs no atomic write.
+            if !dirty[self.dst].get(index) {
+                dirty[self.dst].set(index);
+            }
         }
         entry::decrement(e, self.to, exclusive, || {
             // Only unresolved entries are counted, and they are legal positions.
