@@ -247,7 +247,13 @@ impl TableWriter {
             let _ = tx.send(compress_blocks(&wdl, &dtc));
         });
         self.pending.push_back(rx);
-        while self.pending.len() > IN_FLIGHT {
+        // With one thread asked for, one works at a time: the batch is stored at once.
+        let in_flight = if self.pool.current_num_threads() > 1 {
+            IN_FLIGHT
+        } else {
+            0
+        };
+        while self.pending.len() > in_flight {
             self.store_pending()?;
         }
         Ok(())
