@@ -462,6 +462,9 @@ mod tests {
                 summed.or_from(&other_summed);
             }
             assert_eq!(summed.count_all(), plain.count_all());
+            for b in [&plain, &summed] {
+                assert_eq!(b.is_clear(), plain.count_all() == 0);
+            }
             for start in (0..n).step_by(4096) {
                 let len = (n - start).min(4096) as usize;
                 assert_eq!(summed.count(start, len), plain.count(start, len));
@@ -470,9 +473,17 @@ mod tests {
                 plain.clear_all();
                 summed.clear_all();
                 assert_eq!(summed.count_all(), 0);
+                assert!(plain.is_clear() && summed.is_clear());
             }
         }
         assert!(plain.count_all() > 0);
+        assert!(!plain.is_clear() && !summed.is_clear());
+        // A group the summary notes as touched, with its only bit cleared again, is clear.
+        let one = Bitmap::summarised(n);
+        one.set(n - 1);
+        assert!(!one.is_clear());
+        one.clear(n - 1);
+        assert!(one.is_clear());
         assert_eq!(summed.count_all(), plain.count_all());
     }
 }
