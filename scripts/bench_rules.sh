@@ -43,9 +43,9 @@ median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR
 
 # Median wall, median CPU and largest peak RSS of `runs` lines "wall cpu kib orders".
 summary() {
-  awk '{print $1}' <<<"$1" | sort -g | awk '{v[NR] = $1} END {printf "%s ", v[int((NR + 1) / 2)]}'
-  awk '{print $2}' <<<"$1" | sort -g | awk '{v[NR] = $1} END {printf "%s ", v[int((NR + 1) / 2)]}'
-  awk 'BEGIN {m = 0} {if ($3 > m) m = $3; o = $4} END {print m, o}' <<<"$1"
+  # shellcheck disable=SC2046
+  echo "$(median $(awk '{print $1}' <<<"$1")) $(median $(awk '{print $2}' <<<"$1"))" \
+    "$(awk 'BEGIN {m = 0} {if ($3 > m) m = $3; o = $4} END {print m, o}' <<<"$1")"
 }
 
 printf '%-8s %-26s %8s %8s %10s %7s\n' table run "wall s" "CPU s" "peak MiB" orders
