@@ -434,27 +434,28 @@ impl Position {
         moves
     }
 
-    /// The legal captures of the side to move, and its legal quiet moves: all counted (and the
+    /// The legal captures of the side to move, then its legal quiet moves: all counted (and the
     /// flag true) if it has at most `count_up_to` pseudo-legal quiet moves, otherwise only 0 or
     /// 1 (is there one?) — what a builder's initialisation needs, testing the legality of few
     /// quiet moves where there are many. `in_check` is whether the side to move is in check (the
-    /// caller often knows). Moves are tried on `self` and taken back; the captures go to
-    /// `captures` (cleared first). Captures are found by bit scans along the lines, and quiet
-    /// moves generated only as far as needed.
+    /// caller often knows). Each legal capture goes to `capture` (with `self` as before it); if
+    /// that returns true, the walk stops there and `None` is returned: the quiet moves of a
+    /// position won by a capture are not looked at. Moves are tried on `self` and taken back.
+    /// Captures are found by bit scans along the lines, and quiet moves generated only as far
+    /// as needed.
     pub fn legal_captures(
         &mut self,
         in_check: bool,
         count_up_to: usize,
-        captures: &mut MoveList,
-    ) -> (usize, bool) {
+        mut capture: impl FnMut(&mut Position, Move) -> bool,
+    ) -> Option<(usize, bool)> {
         debug_assert_eq!(in_check, self.is_check());
         let safe = SafetyFilter::new(self, in_check);
         let mut pseudo = MoveList::new();
         self.pseudo_captures(|m| pseudo.push(m));
-        captures.clear();
         for &m in &pseudo {
-            if safe.legal(self, m) {
-                captures.push(m);
+            if safe.legal(self, m) && capture(self, m) {
+                return None;
             }
         }
         // The first `count_up_to + 1` quiet moves tell few from many.
@@ -465,13 +466,13 @@ impl Position {
         });
         if !many {
             let legal = quiet.iter().filter(|&&m| safe.legal(self, m)).count();
-            return (legal, true);
+            return Some((legal, true));
         }
         // Is one legal? Moves that are clearly safe first: the full test (king moves, say) only
         // if none is.
         if quiet.iter().any(|&m| safe.clearly_safe(m)) || quiet.iter().any(|&m| safe.legal(self, m))
         {
-            return (1, false);
+            return Some((1, false));
         }
         // Many moves, the first ones all illegal (rare: in check, say): look on for a legal one.
         let board = self.clone();
@@ -483,7 +484,7 @@ impl Position {
             }
             safe.legal(self, m)
         });
-        (usize::from(found), false)
+        Some((usize::from(found), false))
     }
 
     /// The number of legal quiet moves of the side to move, trying moves on `self` (taken

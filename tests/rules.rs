@@ -170,12 +170,28 @@ fn legal_moves_match_brute_force() {
             want.sort();
             let pseudo_quiet = pseudo.iter().filter(|m| !pos.is_capture(**m)).count();
             for up_to in [0, 3, 8, usize::MAX] {
-                let mut caps = xqtb::MoveList::new();
-                let (n, all) = p.legal_captures(pos.is_check(), up_to, &mut caps);
+                let mut caps = Vec::new();
+                let (n, all) = p
+                    .legal_captures(pos.is_check(), up_to, |q, m| {
+                        assert_eq!(*q, pos, "a capture is given the position before it");
+                        caps.push(m);
+                        false
+                    })
+                    .expect("nothing stops the walk");
                 assert_eq!(p, pos, "legal_captures left the position changed");
-                let mut caps = caps.to_vec();
                 caps.sort();
                 assert_eq!(caps, want, "{pos:?}");
+                // A capture that stops the walk ends it there: no quiet move is counted.
+                if let Some(&first) = want.first() {
+                    let mut seen = Vec::new();
+                    let stopped = p.legal_captures(pos.is_check(), up_to, |_, m| {
+                        seen.push(m);
+                        m == first
+                    });
+                    assert_eq!(stopped, None, "{pos:?}");
+                    assert_eq!(seen.last(), Some(&first), "{pos:?}");
+                    assert_eq!(p, pos, "a stopped walk left the position changed");
+                }
                 assert_eq!(all, pseudo_quiet <= up_to, "{pos:?} up to {up_to}");
                 let want_n = if all { quiet } else { quiet.min(1) };
                 assert_eq!(n, want_n, "{pos:?} up to {up_to}");

@@ -31,20 +31,34 @@ const COUNT_AT_ONCE: usize = 8;
 /// The initial entry of a legal position: a seed of order 0, or unresolved.
 /// `in_check`: whether the side to move is in check.
 fn initial(pos: &mut Position, in_check: bool, subs: &Subtables) -> Result<u32, BuildError> {
-    let mut captures = crate::position::MoveList::new();
-    let (quiet, counted) = pos.legal_captures(in_check, COUNT_AT_ONCE, &mut captures);
     let mut drawn = false;
-    for &m in &captures {
+    let mut failed = None;
+    // A capture into a lost position ends the walk: the quiet moves of a win at 1 are never
+    // generated (most of them in the KRN family are Red's captures of a defender).
+    let quiet = pos.legal_captures(in_check, COUNT_AT_ONCE, |pos, m| {
         let victim = pos.piece_at(m.to).expect("a capture takes a piece");
         let undo = pos.play(m);
         let outcome = subs.outcome(victim.code(), pos);
         pos.undo(m, undo);
-        match outcome? {
-            Outcome::Loss => return Ok(entry::resolved(0, 1)),
-            Outcome::Draw => drawn = true,
-            Outcome::Win => {}
+        match outcome {
+            Ok(Outcome::Loss) => true,
+            Ok(Outcome::Draw) => {
+                drawn = true;
+                false
+            }
+            Ok(Outcome::Win) => false,
+            Err(e) => {
+                failed = Some(e);
+                true
+            }
         }
+    });
+    if let Some(e) = failed {
+        return Err(e);
     }
+    let Some((quiet, counted)) = quiet else {
+        return Ok(entry::resolved(0, 1));
+    };
     Ok(if drawn {
         // A drawn capture is a child that never resolves: the count can never run out.
         entry::unresolved(NEVER)
