@@ -55,27 +55,62 @@ impl Chunk {
         self.entries[local].load(Relaxed)
     }
 
-    /// Serialises to the chunk file layout (`formats/build.md` §4), the crc32 last.
-    /// The chunk's file image (header, entries, crc32) in `b` (its old contents dropped).
-    fn write_bytes(&self, side: Color, chunk: usize, gen: u64, b: &mut Vec<u8>) {
-        let n = self.len();
-        b.clear();
-        b.resize(CHUNK_HEADER + 4 * n + 4, 0);
+    /// The chunk file's header (`formats/build.md` §4).
+    fn header(&self, side: Color, chunk: usize, gen: u64) -> [u8; CHUNK_HEADER] {
+        let mut b = [0u8; CHUNK_HEADER];
         b[..8].copy_from_slice(&CHUNK_MAGIC);
         LE::write_u32(&mut b[8..], STORE_VERSION);
         LE::write_u32(&mut b[12..], side.index() as u32);
         LE::write_u32(&mut b[16..], chunk as u32);
-        LE::write_u32(&mut b[20..], n as u32);
+        LE::write_u32(&mut b[20..], self.len() as u32);
         LE::write_u64(&mut b[24..], gen);
-        for (d, e) in b[CHUNK_HEADER..CHUNK_HEADER + 4 * n]
-            .chunks_exact_mut(4)
-            .zip(&self.entries)
-        {
-            LE::write_u32(d, e.load(Relaxed));
+        b
+    }
+}
+
+/// The entries as the chunk file stores them (little-endian `u32`s): on a little-endian machine
+/// their own memory, so a chunk goes to and from its file without a copy in between (a
+/// streamed pass reads and writes every changed chunk; the copies through a file image were a
+/// tenth of its chunk I/O). No other thread may change an entry meanwhile.
+#[cfg(target_endian = "little")]
+fn entry_bytes(entries: &[AtomicU32]) -> std::borrow::Cow<'_, [u8]> {
+    // Safety: `AtomicU32` has the size, alignment and bit validity of `u32`, every byte of it
+    // is initialised, and on a little-endian machine its bytes are the little-endian encoding.
+    // The slice is read only while the caller holds the chunk and writes no entry.
+    std::borrow::Cow::Borrowed(unsafe {
+        std::slice::from_raw_parts(entries.as_ptr().cast::<u8>(), 4 * entries.len())
+    })
+}
+
+#[cfg(not(target_endian = "little"))]
+fn entry_bytes(entries: &[AtomicU32]) -> std::borrow::Cow<'_, [u8]> {
+    std::borrow::Cow::Owned(
+        entries
+            .iter()
+            .flat_map(|e| e.load(Relaxed).to_le_bytes())
+            .collect(),
+    )
+}
+
+/// Reads `entries.len()` little-endian `u32`s from `r` into `entries`.
+fn read_entries(r: &mut impl Read, entries: &mut [AtomicU32]) -> std::io::Result<()> {
+    #[cfg(target_endian = "little")]
+    {
+        // Safety: as in `entry_bytes`; any bit pattern is a valid `AtomicU32`, and the slice
+        // is borrowed mutably, so no other reference reads the entries meanwhile.
+        let bytes = unsafe {
+            std::slice::from_raw_parts_mut(entries.as_mut_ptr().cast::<u8>(), 4 * entries.len())
+        };
+        r.read_exact(bytes)
+    }
+    #[cfg(not(target_endian = "little"))]
+    {
+        let mut b = [0u8; 4];
+        for e in entries {
+            r.read_exact(&mut b)?;
+            *e.get_mut() = u32::from_le_bytes(b);
         }
-        let crc = crc32fast::hash(&b[..CHUNK_HEADER + 4 * n]);
-        let end = b.len() - 4;
-        LE::write_u32(&mut b[end..], crc);
+        Ok(())
     }
 }
 
@@ -126,11 +161,11 @@ pub struct StoreDir {
     /// The directory's path.
     pub dir: PathBuf,
     _lock: File,
-    /// Buffers kept between chunk reads and writes: a chunk file's bytes, and one chunk's
-    /// entries given back by [`StoreDir::recycle`]. A streamed pass reads and writes a chunk
-    /// (megabytes) at a time; fresh allocations of that size are fresh pages from the kernel
-    /// every time (7 % of a streamed KRNKAABB build went to their page faults).
-    scratch: std::sync::Mutex<(Vec<u8>, Vec<AtomicU32>)>,
+    /// One chunk's entries given back by [`StoreDir::recycle`], kept for the next read. A
+    /// streamed pass reads and writes a chunk (megabytes) at a time; fresh allocations of that
+    /// size are fresh pages from the kernel every time (7 % of a streamed KRNKAABB build went
+    /// to their page faults).
+    spare: std::sync::Mutex<Vec<AtomicU32>>,
     /// The same for draining update logs: a batch's bytes and records.
     log_scratch: std::sync::Mutex<(Vec<u8>, Vec<u32>)>,
 }
@@ -172,7 +207,7 @@ impl StoreDir {
                     return Ok(StoreDir {
                         dir,
                         _lock: lock,
-                        scratch: Default::default(),
+                        spare: Default::default(),
                         log_scratch: Default::default(),
                     })
                 }
@@ -251,12 +286,17 @@ impl StoreDir {
         chunk: &Chunk,
     ) -> Result<ChunkRecord, BuildError> {
         let path = self.chunk_path(side, index, gen);
-        let mut scratch = self.scratch.lock().unwrap();
-        let bytes = &mut scratch.0;
-        chunk.write_bytes(side, index, gen, bytes);
-        let crc = LE::read_u32(&bytes[bytes.len() - 4..]);
+        let header = chunk.header(side, index, gen);
+        let entries = entry_bytes(&chunk.entries);
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&header);
+        crc.update(&entries);
+        let crc = crc.finalize();
         let mut f = File::create(&path).map_err(io(&path))?;
-        f.write_all(bytes).map_err(io(&path))?;
+        f.write_all(&header)
+            .and_then(|()| f.write_all(&entries))
+            .and_then(|()| f.write_all(&crc.to_le_bytes()))
+            .map_err(io(&path))?;
         Ok(ChunkRecord { gen, crc })
     }
 
@@ -284,45 +324,47 @@ impl StoreDir {
     ) -> Result<Chunk, BuildError> {
         let path = self.chunk_path(side, index, rec.gen);
         let bad = |what: &str| BuildError::Checkpoint(format!("{}: {what}", path.display()));
-        let mut scratch = self.scratch.lock().unwrap();
-        let (bytes, spare) = &mut *scratch;
-        bytes.clear();
-        match File::open(&path).and_then(|mut f| f.read_to_end(bytes)) {
+        let mut f = match File::open(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(bad("missing")),
-            r => r.map_err(io(&path))?,
+            f => f.map_err(io(&path))?,
         };
-        if bytes.len() != CHUNK_HEADER + 4 * len + 4 {
+        let size = f.metadata().map_err(io(&path))?.len();
+        if size != (CHUNK_HEADER + 4 * len + 4) as u64 {
             return Err(bad("wrong length"));
         }
-        let crc = crc32fast::hash(&bytes[..bytes.len() - 4]);
-        if crc != LE::read_u32(&bytes[bytes.len() - 4..]) || crc != rec.crc {
+        let mut entries = std::mem::take(&mut *self.spare.lock().unwrap());
+        entries.clear();
+        entries.resize_with(len, || AtomicU32::new(0));
+        let (mut header, mut trailer) = ([0u8; CHUNK_HEADER], [0u8; 4]);
+        f.read_exact(&mut header)
+            .and_then(|()| read_entries(&mut f, &mut entries))
+            .and_then(|()| f.read_exact(&mut trailer))
+            .map_err(io(&path))?;
+        let mut crc = crc32fast::Hasher::new();
+        crc.update(&header);
+        crc.update(&entry_bytes(&entries));
+        let crc = crc.finalize();
+        if crc != u32::from_le_bytes(trailer) || crc != rec.crc {
             return Err(bad("checksum mismatch"));
         }
-        if bytes[..8] != CHUNK_MAGIC
-            || LE::read_u32(&bytes[8..]) != STORE_VERSION
-            || LE::read_u32(&bytes[12..]) as usize != side.index()
-            || LE::read_u32(&bytes[16..]) as usize != index
-            || LE::read_u32(&bytes[20..]) as usize != len
-            || LE::read_u64(&bytes[24..]) != rec.gen
+        if header[..8] != CHUNK_MAGIC
+            || LE::read_u32(&header[8..]) != STORE_VERSION
+            || LE::read_u32(&header[12..]) as usize != side.index()
+            || LE::read_u32(&header[16..]) as usize != index
+            || LE::read_u32(&header[20..]) as usize != len
+            || LE::read_u64(&header[24..]) != rec.gen
         {
             return Err(bad("header does not match the manifest"));
         }
-        let mut entries = std::mem::take(spare);
-        entries.clear();
-        entries.extend(
-            bytes[CHUNK_HEADER..CHUNK_HEADER + 4 * len]
-                .chunks_exact(4)
-                .map(|b| AtomicU32::new(LE::read_u32(b))),
-        );
         Ok(Chunk { entries })
     }
 
     /// Gives back a chunk read by [`StoreDir::read_chunk`] that is no longer needed: its memory
     /// serves the next read.
     pub fn recycle(&self, chunk: Chunk) {
-        let mut scratch = self.scratch.lock().unwrap();
-        if scratch.1.capacity() < chunk.entries.capacity() {
-            scratch.1 = chunk.entries;
+        let mut spare = self.spare.lock().unwrap();
+        if spare.capacity() < chunk.entries.capacity() {
+            *spare = chunk.entries;
         }
     }
 
