@@ -11,8 +11,9 @@ use super::BuildError;
 use crate::piece::Color;
 use byteorder::{ByteOrder, LittleEndian as LE};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -72,46 +73,51 @@ impl Chunk {
 /// their own memory, so a chunk goes to and from its file without a copy in between (a
 /// streamed pass reads and writes every changed chunk; the copies through a file image were a
 /// tenth of its chunk I/O). No other thread may change an entry meanwhile.
-#[cfg(target_endian = "little")]
-fn entry_bytes(entries: &[AtomicU32]) -> std::borrow::Cow<'_, [u8]> {
-    // Safety: `AtomicU32` has the size, alignment and bit validity of `u32`, every byte of it
-    // is initialised, and on a little-endian machine its bytes are the little-endian encoding.
-    // The slice is read only while the caller holds the chunk and writes no entry.
-    std::borrow::Cow::Borrowed(unsafe {
-        std::slice::from_raw_parts(entries.as_ptr().cast::<u8>(), 4 * entries.len())
-    })
+fn entry_bytes(entries: &[AtomicU32]) -> Cow<'_, [u8]> {
+    // Safety: `AtomicU32` has the size, alignment and bit validity of `u32`; the caller holds
+    // the chunk and no thread writes an entry while the bytes are read.
+    le_bytes(unsafe { std::slice::from_raw_parts(entries.as_ptr().cast::<u32>(), entries.len()) })
 }
 
-#[cfg(not(target_endian = "little"))]
-fn entry_bytes(entries: &[AtomicU32]) -> std::borrow::Cow<'_, [u8]> {
-    std::borrow::Cow::Owned(
-        entries
-            .iter()
-            .flat_map(|e| e.load(Relaxed).to_le_bytes())
-            .collect(),
-    )
+/// `words` as the store's files hold them, little-endian: their own memory on a little-endian
+/// machine, a converted copy elsewhere.
+fn le_bytes(words: &[u32]) -> Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") {
+        // Safety: `u32` has no padding and a `u8` view of initialised memory is valid.
+        Cow::Borrowed(unsafe {
+            std::slice::from_raw_parts(words.as_ptr().cast::<u8>(), 4 * words.len())
+        })
+    } else {
+        Cow::Owned(words.iter().flat_map(|w| w.to_le_bytes()).collect())
+    }
+}
+
+/// The memory of `words` as bytes, to read a file's little-endian words into: call
+/// [`from_le_in_place`] on them afterwards.
+fn bytes_of_mut(words: &mut [u32]) -> &mut [u8] {
+    // Safety: `u32` has no padding and every bit pattern is a valid `u32`; the view borrows
+    // `words` mutably, so nothing else reads them meanwhile.
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), 4 * words.len()) }
+}
+
+/// Turns words read as little-endian bytes into native ones (nothing to do on a little-endian
+/// machine).
+fn from_le_in_place(words: &mut [u32]) {
+    if cfg!(target_endian = "big") {
+        words.iter_mut().for_each(|w| *w = u32::from_le(*w));
+    }
 }
 
 /// Reads `entries.len()` little-endian `u32`s from `r` into `entries`.
 fn read_entries(r: &mut impl Read, entries: &mut [AtomicU32]) -> std::io::Result<()> {
-    #[cfg(target_endian = "little")]
-    {
-        // Safety: as in `entry_bytes`; any bit pattern is a valid `AtomicU32`, and the slice
-        // is borrowed mutably, so no other reference reads the entries meanwhile.
-        let bytes = unsafe {
-            std::slice::from_raw_parts_mut(entries.as_mut_ptr().cast::<u8>(), 4 * entries.len())
-        };
-        r.read_exact(bytes)
-    }
-    #[cfg(not(target_endian = "little"))]
-    {
-        let mut b = [0u8; 4];
-        for e in entries {
-            r.read_exact(&mut b)?;
-            *e.get_mut() = u32::from_le_bytes(b);
-        }
-        Ok(())
-    }
+    // Safety: `AtomicU32` has the size, alignment and bit validity of `u32`, and `entries` is
+    // borrowed mutably.
+    let words = unsafe {
+        std::slice::from_raw_parts_mut(entries.as_mut_ptr().cast::<u32>(), entries.len())
+    };
+    r.read_exact(bytes_of_mut(words))?;
+    from_le_in_place(words);
+    Ok(())
 }
 
 /// What the manifest records of one chunk file.
@@ -166,8 +172,8 @@ pub struct StoreDir {
     /// size are fresh pages from the kernel every time (7 % of a streamed KRNKAABB build went
     /// to their page faults).
     spare: std::sync::Mutex<Vec<AtomicU32>>,
-    /// The same for draining update logs: a batch's bytes and records.
-    log_scratch: std::sync::Mutex<(Vec<u8>, Vec<u32>)>,
+    /// The same for draining update logs: a batch of records, read in place.
+    log_scratch: std::sync::Mutex<Vec<u32>>,
 }
 
 /// Is the open `file` the one `path` names now?
@@ -444,13 +450,7 @@ impl StoreDir {
             .append(true)
             .open(&path)
             .map_err(io(&path))?;
-        let mut w = BufWriter::with_capacity(1 << 16, f);
-        let mut buf = [0u8; 4];
-        for &r in records {
-            LE::write_u32(&mut buf, r);
-            w.write_all(&buf).map_err(io(&path))?;
-        }
-        w.flush().map_err(io(&path))
+        (&f).write_all(&le_bytes(records)).map_err(io(&path))
     }
 
     /// Streams a chunk's log in batches of at most `batch` records, then deletes it.
@@ -467,12 +467,11 @@ impl StoreDir {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(io(&path)(e)),
         };
-        let mut r = BufReader::with_capacity(1 << 16, file);
-        let mut scratch = self.log_scratch.lock().unwrap();
-        let (bytes, recs) = &mut *scratch;
-        bytes.resize(4 * batch.max(1), 0);
+        let mut r = file;
+        let mut recs = self.log_scratch.lock().unwrap();
         recs.resize(batch.max(1), 0);
         loop {
+            let bytes = bytes_of_mut(&mut recs);
             let mut filled = 0;
             while filled < bytes.len() {
                 let n = r.read(&mut bytes[filled..]).map_err(io(&path))?;
@@ -490,13 +489,112 @@ impl StoreDir {
             if filled == 0 {
                 break;
             }
+            let full = filled == bytes.len();
             let k = filled / 4;
-            LE::read_u32_into(&bytes[..filled], &mut recs[..k]);
+            from_le_in_place(&mut recs[..k]);
             f(&recs[..k]);
-            if filled < bytes.len() {
+            if !full {
                 break;
             }
         }
         std::fs::remove_file(&path).map_err(io(&path))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn update_logs_come_back_in_order_in_batches() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = StoreDir::open(tmp.path().join("s")).unwrap();
+        let records: Vec<u32> = (0..1000u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        store.append_log(Color::Black, 3, &records[..700]).unwrap();
+        store.append_log(Color::Black, 3, &records[700..]).unwrap();
+        // Batches of 300: two full ones, then the rest; an exact multiple ends without an
+        // empty batch.
+        for (batch, sizes) in [(300, vec![300, 300, 300, 100]), (250, vec![250; 4])] {
+            store.append_log(Color::Red, 0, &records).unwrap();
+            let mut got = Vec::new();
+            let mut seen = Vec::new();
+            store
+                .drain_log(Color::Red, 0, batch, |b| {
+                    seen.push(b.len());
+                    got.extend_from_slice(b);
+                })
+                .unwrap();
+            assert_eq!(got, records);
+            assert_eq!(seen, sizes);
+            assert!(
+                !store.log_path(Color::Red, 0).exists(),
+                "a drained log is deleted"
+            );
+        }
+        let mut got = Vec::new();
+        store
+            .drain_log(Color::Black, 3, 1 << 10, |b| got.extend_from_slice(b))
+            .unwrap();
+        assert_eq!(got, records);
+        // The file holds little-endian words.
+        store.append_log(Color::Red, 1, &[0x0403_0201]).unwrap();
+        assert_eq!(
+            std::fs::read(store.log_path(Color::Red, 1)).unwrap(),
+            [1, 2, 3, 4]
+        );
+    }
+
+    #[test]
+    fn a_torn_update_log_is_an_error() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = StoreDir::open(tmp.path().join("s")).unwrap();
+        store.append_log(Color::Red, 0, &[1, 2, 3]).unwrap();
+        let path = store.log_path(Color::Red, 0);
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.pop();
+        std::fs::write(&path, bytes).unwrap();
+        let err = store.drain_log(Color::Red, 0, 16, |_| {}).unwrap_err();
+        assert!(err.to_string().contains("torn update log"), "{err}");
+    }
+
+    #[test]
+    fn chunks_come_back_as_written_and_damage_is_found() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = StoreDir::open(tmp.path().join("s")).unwrap();
+        let chunk = Chunk::new(1000);
+        for (k, e) in chunk.entries.iter().enumerate() {
+            e.store((k as u32).wrapping_mul(0x9E37_79B9), Relaxed);
+        }
+        let rec = store.write_chunk(Color::Black, 7, 3, &chunk).unwrap();
+        let path = store.chunk_path(Color::Black, 7, 3);
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(bytes.len(), CHUNK_HEADER + 4 * 1000 + 4);
+        // Entry 1 at its little-endian place; the crc32 covers everything before it.
+        assert_eq!(
+            LE::read_u32(&bytes[CHUNK_HEADER + 4..]),
+            0x9E37_79B9,
+            "entries are little-endian words after the header"
+        );
+        assert_eq!(crc32fast::hash(&bytes[..bytes.len() - 4]), rec.crc);
+        let back = store.read_chunk(Color::Black, 7, rec, 1000).unwrap();
+        assert!(back
+            .entries
+            .iter()
+            .zip(&chunk.entries)
+            .all(|(a, b)| a.load(Relaxed) == b.load(Relaxed)));
+        // A flipped byte, a wrong length, another chunk's record: each refused.
+        let mut flipped = bytes.clone();
+        flipped[CHUNK_HEADER + 100] ^= 1;
+        std::fs::write(&path, &flipped).unwrap();
+        let err = store.read_chunk(Color::Black, 7, rec, 1000).err().unwrap();
+        assert!(err.to_string().contains("checksum mismatch"), "{err}");
+        std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+        let err = store.read_chunk(Color::Black, 7, rec, 1000).err().unwrap();
+        assert!(err.to_string().contains("wrong length"), "{err}");
+        std::fs::write(&path, &bytes).unwrap();
+        let err = store.read_chunk(Color::Black, 7, rec, 999).err().unwrap();
+        assert!(err.to_string().contains("wrong length"), "{err}");
     }
 }
