@@ -740,7 +740,63 @@ impl Indexer {
         from: Square,
         to: Square,
     ) -> Option<(u64, bool)> {
-        let (r, b, others) = (at.red, at.black, at.others);
+        let (pair, mirrored) = self.stepped_pair(at, color, from, to)?;
+        self.in_pair(pair, mirrored, at.others)
+    }
+
+    /// [`Indexer::moved_defender`] through `cache`, which remembers each step's new pair for
+    /// the defenders of the last pair asked about: a scan's consecutive entries mostly share
+    /// their pair, and with it all but the attackers' part of the answer. A cache serves one
+    /// indexer.
+    #[inline]
+    pub fn moved_defender_cached(
+        &self,
+        cache: &mut StepCache,
+        at: &Split,
+        color: Color,
+        from: Square,
+        to: Square,
+    ) -> Option<(u64, bool)> {
+        debug_assert!(cache
+            .owner
+            .is_none_or(|o| o == self as *const Indexer as usize));
+        debug_assert!({
+            cache.owner = Some(self as *const Indexer as usize);
+            true
+        });
+        let (f, t) = (from.index(), to.index());
+        let key = (color.index() * 90 + f) * 4 + step_direction(f as u8, t as u8);
+        let defenders = (at.red as u64) << 32 | at.black as u64;
+        if cache.slots.is_empty() {
+            cache.slots = vec![(u64::MAX, 0); 2 * 90 * 4];
+        }
+        let slot = &mut cache.slots[key];
+        if slot.0 != defenders {
+            let step = self.stepped_pair(at, color, from, to);
+            *slot = (
+                defenders,
+                step.map_or(StepCache::NONE, |(pair, mirrored)| {
+                    pair | u64::from(mirrored) << 63
+                }),
+            );
+        }
+        match slot.1 {
+            StepCache::NONE => None,
+            v => self.in_pair(v & !StepCache::MIRRORED, v >> 63 != 0, at.others),
+        }
+    }
+
+    /// The pair [`Indexer::moved_defender`] leads to, and whether its entry is numbered
+    /// through the mirror image.
+    #[inline]
+    fn stepped_pair(
+        &self,
+        at: &Split,
+        color: Color,
+        from: Square,
+        to: Square,
+    ) -> Option<(u64, bool)> {
+        let (r, b) = (at.red, at.black);
         let d = &self.defenders[color.index()];
         let own = if color == Color::Red { r } else { b };
         let p = d.stepped(own, from.index() as u8, to.index() as u8)?;
@@ -753,17 +809,25 @@ impl Indexer {
             return None;
         }
         let mirrored = r > mr || (r == mr && b > mb);
-        let (r, b, others) = if mirrored {
-            (mr, mb, self.mirror_others(others)?)
-        } else {
-            (r, b, others)
-        };
+        let (r, b) = if mirrored { (mr, mb) } else { (r, b) };
         let pair = self.pair_start[self.red_canon_pos[r as usize] as usize]
             + if r < self.defenders[0].mirror[r as usize] {
                 b as u64
             } else {
                 self.black_sym_rank[b as usize] as u64
             };
+        Some((pair, mirrored))
+    }
+
+    /// The index of `pair` with attackers of rank `others`, taken through the mirror image if
+    /// `mirrored`.
+    #[inline]
+    fn in_pair(&self, pair: u64, mirrored: bool, others: u64) -> Option<(u64, bool)> {
+        let others = if mirrored {
+            self.mirror_others(others)?
+        } else {
+            others
+        };
         Some((pair * self.others_size.get() + others, mirrored))
     }
 
@@ -915,6 +979,36 @@ impl<'a> Decoder<'a> {
         self.ix
             .place_others(rest, &mut self.current, &mut self.placed)
             .then_some(&mut self.current)
+    }
+}
+
+/// Where defender steps lead ([`Indexer::moved_defender_cached`]).
+pub struct StepCache {
+    /// Per side, from-point and step direction (empty until the first look-up): the defenders (`red << 32 | black` placement
+    /// numbers; `u64::MAX`: none yet) the answer is for, and the answer: [`StepCache::NONE`],
+    /// or the new pair with [`StepCache::MIRRORED`] set if numbered through the mirror image.
+    slots: Vec<(u64, u64)>,
+    /// The indexer it serves (checked under debug assertions).
+    owner: Option<usize>,
+}
+
+impl StepCache {
+    const NONE: u64 = u64::MAX;
+    const MIRRORED: u64 = 1 << 63;
+
+    /// An empty cache (it allocates its 11 KiB at the first look-up: scratches that never
+    /// look one up cost nothing).
+    pub fn new() -> StepCache {
+        StepCache {
+            slots: Vec::new(),
+            owner: None,
+        }
+    }
+}
+
+impl Default for StepCache {
+    fn default() -> StepCache {
+        StepCache::new()
     }
 }
 

@@ -59,7 +59,7 @@ pub mod value;
 pub mod verify;
 
 pub use fen::{parse_fen, to_fen, ParseError, START_FEN};
-pub use index::{Census, Decoder, IndexError, Indexer, Split, INDEX_SCHEME_VERSION};
+pub use index::{Census, Decoder, IndexError, Indexer, Split, StepCache, INDEX_SCHEME_VERSION};
 pub use material::{Material, MaterialError};
 pub use piece::{ByColor, Color, Piece, Role};
 pub use position::{perft, Move, MoveList, Position, Undo};

@@ -171,12 +171,15 @@ fn is_defender(role: xqtb::Role) -> bool {
 
 /// The defender shortcut agrees with a full encode wherever it answers, and answers for most
 /// moves: every defender move (to an empty point) from every legal entry of several materials.
+/// Its cached form gives the same answers, one cache kept across all entries (both sides to
+/// move, every pair in turn).
 #[test]
 fn moved_defender_agrees_with_encode() {
     for m in [
         "KRKA", "KAKB", "KNKAB", "KRKAABB", "KAABKAB", "KNNK", "KPKPB",
     ] {
         let (mut answered, mut declined) = (0u64, 0u64);
+        let mut cache = xqtb::StepCache::new();
         each_quiet_move(m, |ix, i, p, mv| {
             if !is_defender(p.piece_at(mv.from).unwrap().role()) {
                 return;
@@ -184,7 +187,11 @@ fn moved_defender_agrees_with_encode() {
             let mut q = p.clone();
             q.play(mv);
             let (full, mirrored) = ix.encode_mirrored(&q).unwrap();
-            match ix.moved_defender(&ix.split(i).unwrap(), p.turn(), mv.from, mv.to) {
+            let at = ix.split(i).unwrap();
+            let fast = ix.moved_defender(&at, p.turn(), mv.from, mv.to);
+            let cached = ix.moved_defender_cached(&mut cache, &at, p.turn(), mv.from, mv.to);
+            assert_eq!(cached, fast, "{m} {i} {mv}: cached");
+            match fast {
                 Some(fast) => {
                     answered += 1;
                     assert!(!q.defenders_symmetric(), "{m} {i} {mv}");

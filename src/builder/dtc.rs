@@ -17,7 +17,7 @@ use super::store::Chunk;
 use super::sub::Subtables;
 use super::work::{Select, Work, WINDOW};
 use super::BuildError;
-use crate::index::Decoder;
+use crate::index::{Decoder, StepCache};
 use crate::piece::{ByColor, Color};
 use crate::position::Position;
 use crate::value::Outcome;
@@ -149,20 +149,21 @@ struct Ply<'a> {
 }
 
 impl Pass for Ply<'_> {
+    /// A decoder, and where defender steps lead from its pair.
     type Scratch<'p>
-        = Decoder<'p>
+        = (Decoder<'p>, StepCache)
     where
         Self: 'p;
 
-    fn scratch(&self) -> Decoder<'_> {
-        Decoder::new(self.graph.indexer())
+    fn scratch(&self) -> (Decoder<'_>, StepCache) {
+        (Decoder::new(self.graph.indexer()), StepCache::new())
     }
 
     #[inline]
     fn updates(
         &self,
         node: Node,
-        decoder: &mut Decoder<'_>,
+        (decoder, steps): &mut (Decoder<'_>, StepCache),
         emit: &mut impl FnMut(u64),
     ) -> Result<(), BuildError> {
         let pos = decoder.decode_mut(node.index, node.side).ok_or_else(|| {
@@ -172,7 +173,7 @@ impl Pass for Ply<'_> {
             ))
         })?;
         self.graph
-            .predecessors(pos, node.index, |p| emit(p.index))
+            .predecessors_with(pos, node.index, Some(steps), |p| emit(p.index))
             .map_err(Into::into)
     }
 
@@ -182,7 +183,7 @@ impl Pass for Ply<'_> {
         e: &std::sync::atomic::AtomicU32,
         index: u64,
         exclusive: bool,
-        decoder: &mut Decoder<'_>,
+        (decoder, _): &mut (Decoder<'_>, StepCache),
     ) -> bool {
         if self.child_lost {
             return entry::resolve(e, self.to, exclusive);

@@ -7,7 +7,7 @@
 //! symmetrically (then each has an entry of its own). The rules below make every entry's count
 //! of quiet moves equal the number of updates its children send it.
 
-use crate::index::{IndexError, Indexer, Split};
+use crate::index::{IndexError, Indexer, Split, StepCache};
 use crate::piece::{Color, Role};
 use crate::position::Position;
 
@@ -197,6 +197,19 @@ impl Graph {
         &self,
         child: &Position,
         index: u64,
+        emit: impl FnMut(Node),
+    ) -> Result<(), IndexError> {
+        self.predecessors_with(child, index, None, emit)
+    }
+
+    /// [`Graph::predecessors`], defender steps looked up through `steps` if given (a scan's
+    /// cache, kept across its entries: [`Indexer::moved_defender_cached`]).
+    #[inline]
+    pub fn predecessors_with(
+        &self,
+        child: &Position,
+        index: u64,
+        mut steps: Option<&mut StepCache>,
         mut emit: impl FnMut(Node),
     ) -> Result<(), IndexError> {
         let side = !child.turn();
@@ -224,9 +237,12 @@ impl Graph {
             );
             if defender {
                 let at = split.get_or_insert_with(|| self.indexer.split(index));
-                let parent = at
-                    .as_ref()
-                    .and_then(|at| self.indexer.moved_defender(at, side, m.to, m.from));
+                let parent = at.as_ref().and_then(|at| match steps.as_deref_mut() {
+                    Some(cache) => self
+                        .indexer
+                        .moved_defender_cached(cache, at, side, m.to, m.from),
+                    None => self.indexer.moved_defender(at, side, m.to, m.from),
+                });
                 if let Some((parent, mirrored)) = parent {
                     if !(child_unfolded && mirrored) {
                         emit(parent);
