@@ -786,6 +786,21 @@ impl Indexer {
         }
     }
 
+    /// [`Indexer::split`] through `cache`, which remembers the placements of the last pair.
+    #[inline]
+    pub fn split_cached(&self, cache: &mut StepCache, index: u64) -> Option<Split> {
+        if index >= self.size {
+            return None;
+        }
+        let (pair, others) = StrengthReducedU64::div_rem(index, self.others_size);
+        if cache.pair.0 != pair {
+            let (red, black) = self.pair(pair);
+            cache.pair = (pair, red, black);
+        }
+        let (_, red, black) = cache.pair;
+        Some(Split { red, black, others })
+    }
+
     /// The pair [`Indexer::moved_defender`] leads to, and whether its entry is numbered
     /// through the mirror image.
     #[inline]
@@ -988,6 +1003,9 @@ pub struct StepCache {
     /// numbers; `u64::MAX`: none yet) the answer is for, and the answer: [`StepCache::NONE`],
     /// or the new pair with [`StepCache::MIRRORED`] set if numbered through the mirror image.
     slots: Vec<(u64, u64)>,
+    /// The last pair split ([`Indexer::split_cached`]; `u64::MAX`: none) and its red and black
+    /// placements.
+    pair: (u64, u32, u32),
     /// The indexer it serves (checked under debug assertions).
     owner: Option<usize>,
 }
@@ -1001,6 +1019,7 @@ impl StepCache {
     pub fn new() -> StepCache {
         StepCache {
             slots: Vec::new(),
+            pair: (u64::MAX, 0, 0),
             owner: None,
         }
     }
@@ -1014,7 +1033,7 @@ impl Default for StepCache {
 
 /// An index taken apart: both sides' defender placements and the attackers' rank
 /// ([`Indexer::split`]).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Split {
     red: u32,
     black: u32,

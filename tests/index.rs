@@ -188,6 +188,11 @@ fn moved_defender_agrees_with_encode() {
             q.play(mv);
             let (full, mirrored) = ix.encode_mirrored(&q).unwrap();
             let at = ix.split(i).unwrap();
+            assert_eq!(
+                ix.split_cached(&mut cache, i),
+                Some(at),
+                "{m} {i}: cached split"
+            );
             let fast = ix.moved_defender(&at, p.turn(), mv.from, mv.to);
             let cached = ix.moved_defender_cached(&mut cache, &at, p.turn(), mv.from, mv.to);
             assert_eq!(cached, fast, "{m} {i} {mv}: cached");

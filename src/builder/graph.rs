@@ -236,7 +236,10 @@ impl Graph {
                 Some(Role::King | Role::Advisor | Role::Elephant)
             );
             if defender {
-                let at = split.get_or_insert_with(|| self.indexer.split(index));
+                let at = split.get_or_insert_with(|| match steps.as_deref_mut() {
+                    Some(cache) => self.indexer.split_cached(cache, index),
+                    None => self.indexer.split(index),
+                });
                 let parent = at.as_ref().and_then(|at| match steps.as_deref_mut() {
                     Some(cache) => self
                         .indexer
