@@ -801,6 +801,13 @@ impl Indexer {
         Some(Split { red, black, others })
     }
 
+    /// Are both sides' defenders in `at` mirror-symmetric ([`Position::defenders_symmetric`] of
+    /// the position its index decodes to)?
+    #[inline]
+    pub fn split_symmetric(&self, at: &Split) -> bool {
+        self.pair_symmetric(at.red, at.black)
+    }
+
     /// The pair [`Indexer::moved_defender`] leads to, and whether its entry is numbered
     /// through the mirror image.
     #[inline]

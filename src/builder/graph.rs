@@ -216,9 +216,21 @@ impl Graph {
         let mut emit = |index| emit(Node { side, index });
         let mut moves = crate::position::MoveList::new();
         child.retro_pseudo_moves(&mut moves);
-        let child_unfolded = child.defenders_symmetric();
-        let mut copy = None;
         let mut split = None;
+        // The defenders' symmetry is the pair's: with a cache, read from its placements.
+        let child_unfolded = match steps.as_deref_mut() {
+            Some(cache) => {
+                let at = self.indexer.split_cached(cache, index);
+                split = Some(at);
+                at.map_or_else(
+                    || child.defenders_symmetric(),
+                    |at| self.indexer.split_symmetric(&at),
+                )
+            }
+            None => child.defenders_symmetric(),
+        };
+        debug_assert_eq!(child_unfolded, child.defenders_symmetric());
+        let mut copy = None;
         for &m in &moves {
             let code = child.piece_at(m.to).map_or(0, |p| p.code());
             // An attacker's retro move keeps the defenders, hence the pair and the (absent)
