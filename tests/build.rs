@@ -6,6 +6,11 @@ use std::path::Path;
 use std::process::Command;
 
 fn xqtb(args: &[&str]) -> String {
+    xqtb_both(args).0
+}
+
+/// Runs xqtb, which must succeed; its standard output and standard error.
+fn xqtb_both(args: &[&str]) -> (String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_xqtb"))
         .args(args)
         .output()
@@ -15,7 +20,10 @@ fn xqtb(args: &[&str]) -> String {
         "xqtb {args:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8(out.stdout).unwrap()
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
 }
 
 fn dir_str(p: &Path) -> &str {
@@ -96,33 +104,50 @@ fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
     v
 }
 
+/// The same bytes whatever the threads, the budget, the chunks, and whether win plies are
+/// pulled (the default, where that costs less) or all pushed (`--push-only`).
 #[test]
 fn output_does_not_depend_on_threads_or_memory() {
-    let runs: [&[&str]; 5] = [
+    let stream_small_chunks = [
+        "--threads",
+        "2",
+        "--memory",
+        "64M",
+        "--stream",
+        "--chunk-len",
+        "16384",
+    ];
+    let runs: [&[&str]; 7] = [
         &["--threads", "1"],
-        &["--threads", "2"],
+        &["--threads", "2", "--verbose"],
         &["--threads", "8"],
         &["--threads", "8", "--memory", "64M", "--stream"],
         // 16384-entry chunks: KRKAABB's working state is split into 35 chunks per side, and
         // the build streams them through chunk files and update logs.
-        &[
-            "--threads",
-            "2",
-            "--memory",
-            "64M",
-            "--stream",
-            "--chunk-len",
-            "16384",
-        ],
+        &[&stream_small_chunks[..], &["--verbose"]].concat(),
+        &["--threads", "2", "--push-only"],
+        &[&stream_small_chunks[..], &["--push-only", "--verbose"]].concat(),
     ];
     let mut outputs = Vec::new();
     for extra in runs {
         let dir = tempfile::tempdir().unwrap();
-        let mut args = vec!["build", "KRKAABB", "--dir", dir_str(dir.path()), "--quiet"];
+        let mut args = vec!["build", "KRKAABB", "--dir", dir_str(dir.path())];
+        if !extra.contains(&"--verbose") {
+            args.push("--quiet");
+        }
         args.extend_from_slice(extra);
-        let out = xqtb(&args);
+        let (out, err) = xqtb_both(&args);
         if extra.contains(&"--stream") {
             assert!(out.contains("streamed"), "{out}");
+        }
+        if extra.contains(&"--verbose") {
+            // The default pulls some win plies; --push-only none.
+            let pulled = err.lines().filter(|l| l.contains("(pulled)")).count();
+            if extra.contains(&"--push-only") {
+                assert_eq!(pulled, 0, "{err}");
+            } else {
+                assert!(pulled > 10, "{pulled} plies pulled: {err}");
+            }
         }
         outputs.push(files(dir.path()));
     }

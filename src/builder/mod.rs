@@ -139,6 +139,9 @@ pub struct BuildOptions {
     pub checkpoint_interval: Duration,
     /// Stream through chunk files even if the table would fit the budget (for tests).
     pub force_streaming: bool,
+    /// Push every win ply from its frontier, never pull it (for tests and measurements: the
+    /// two resolve the same entries).
+    pub push_only: bool,
     /// Wait for another build holding `dir` instead of failing at once.
     pub wait: bool,
     /// Which of the Asian rules on endless play decide values (supporting tables are built
@@ -158,6 +161,7 @@ impl BuildOptions {
             chunk_len: DEFAULT_CHUNK_LEN,
             checkpoint_interval: Duration::from_secs(60),
             force_streaming: false,
+            push_only: false,
             wait: false,
             rules: Rules::Asian,
         }

@@ -130,14 +130,16 @@ pub fn build_table(
         layout.chunk_len()
     ));
     let new_work = |store: StoreDir| {
-        Work::new(
+        let mut work = Work::new(
             material,
             layout,
             store,
             p.resident,
             p.unresolved_filter,
             (p.update_buffer / super::pass::Buffers::RECORD_BYTES) as usize,
-        )
+        );
+        work.pull = !opts.push_only;
+        work
     };
     let mut work = new_work(store);
 

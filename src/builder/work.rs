@@ -46,6 +46,9 @@ pub struct Work {
     pub next: ByColor<Bitmap>,
     /// The passes' update buffers.
     pub buffers: Buffers,
+    /// Whether win plies may be pulled when that costs less (`dtc::pull_pays`); false pushes
+    /// every ply (for tests: both give the same entries).
+    pub pull: bool,
 }
 
 /// What [`Work::load`] puts in the bitmaps, per entry word.
@@ -84,6 +87,7 @@ impl Work {
             unresolved: ByColor::new(|_| unresolved_filter.then(|| Bitmap::new(n))),
             frontier: ByColor::new(|_| Bitmap::summarised(n)),
             next: ByColor::new(|_| Bitmap::summarised(n)),
+            pull: true,
         }
     }
 

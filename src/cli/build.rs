@@ -39,6 +39,9 @@ pub struct Args {
     /// Stream through chunk files even when the table fits in memory (testing).
     #[arg(long, hide = true)]
     stream: bool,
+    /// Push every win ply from its frontier, never pull it (testing and measuring).
+    #[arg(long, hide = true)]
+    push_only: bool,
     /// If another build holds --dir, wait for it instead of failing at once.
     #[arg(long)]
     wait: bool,
@@ -147,6 +150,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         chunk_len: args.chunk_len,
         checkpoint_interval: args.checkpoint_secs,
         force_streaming: args.stream,
+        push_only: args.push_only,
         wait: args.wait,
         rules: args.rules.into(),
     };
