@@ -255,20 +255,26 @@ impl Position {
         let has = |c: u8| self.counts[c as usize] > 0;
         let occ = self.occ[0] | self.occ[1];
         let sliders = has(rook) || has(cannon);
+        let cannons = has(cannon);
         let enemy_king = self.king[them.index()];
+        let theirs = self.occ[them.index()];
         for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
             let ray = RAY_MASKS[k as usize][d];
-            if !sliders && (enemy_king == NO_KING || (ray >> enemy_king) & 1 == 0) {
+            // A line without an enemy piece on it gives no check (one mask test).
+            if ray & theirs == 0
+                || !sliders && (enemy_king == NO_KING || (ray >> enemy_king) & 1 == 0)
+            {
                 continue;
             }
             let on_ray = ray & occ;
-            if on_ray == 0 {
-                continue;
-            }
             let first = nearest(on_ray, ascends);
             let p = self.board[first];
             if p == rook || p == king {
                 return true;
+            }
+            // The second piece matters only for a cannon.
+            if !cannons {
+                continue;
             }
             let beyond = on_ray & !(1u128 << first);
             if beyond != 0 && self.board[nearest(beyond, ascends)] == cannon {
@@ -277,7 +283,6 @@ impl Position {
         }
         let horse = code(them, Role::Horse);
         // Most positions have no enemy piece on a horse's or pawn's source point: one mask test.
-        let theirs = self.occ[them.index()];
         if has(horse) && HORSE_SOURCE_MASKS[k as usize] & theirs != 0 {
             for (o, leg) in HORSE_SOURCES[k as usize].with_aux() {
                 if self.board[o as usize] == horse && self.board[leg as usize] == 0 {
