@@ -761,19 +761,22 @@ impl Position {
             code(them, Role::Cannon),
             code(them, Role::King),
         );
+        let theirs = self.occ[them.index()];
+        let cannons = self.counts[cannon as usize] > 0;
         for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
             let ray = RAY_MASKS[k][d];
-            if ray & moved == 0 {
+            // Only a line through the move's points and with an enemy piece can open.
+            if ray & moved == 0 || ray & theirs == 0 {
                 continue;
             }
             let on_ray = ray & occ;
-            if on_ray == 0 {
-                continue;
-            }
             let first = nearest(on_ray, ascends);
             let p = at(first);
             if p == rook || p == king {
                 return true;
+            }
+            if !cannons {
+                continue;
             }
             let beyond = on_ray & !(1u128 << first);
             if beyond != 0 && at(nearest(beyond, ascends)) == cannon {
