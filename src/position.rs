@@ -239,9 +239,21 @@ impl Position {
     /// does): an advisor or elephant put by hand in the enemy half is not seen as attacking.
     pub fn in_check(&self, color: Color) -> bool {
         let k = self.king[color.index()];
-        if k == NO_KING {
-            return false;
-        }
+        k != NO_KING
+            && self.attacked(
+                color,
+                k as usize,
+                self.occ[0] | self.occ[1],
+                self.occ[(!color).index()],
+            )
+    }
+
+    /// Would `color`'s king be attacked on `k` with `occ` the occupied points and `theirs` the
+    /// enemy's? Lines and horse legs are read in `occ` and pieces on the board, so a king's
+    /// step or capture (the king's old point out of `occ`, the captured piece out of `theirs`)
+    /// is tested without playing it: no attack comes from either point.
+    #[inline]
+    fn attacked(&self, color: Color, k: usize, occ: u128, theirs: u128) -> bool {
         let them = !color;
         let (rook, cannon, king) = (
             code(them, Role::Rook),
@@ -253,13 +265,11 @@ impl Position {
         // cannons only the facing king's line is looked at; kinds the enemy lacks are skipped
         // (endgames have few).
         let has = |c: u8| self.counts[c as usize] > 0;
-        let occ = self.occ[0] | self.occ[1];
         let sliders = has(rook) || has(cannon);
         let cannons = has(cannon);
         let enemy_king = self.king[them.index()];
-        let theirs = self.occ[them.index()];
         for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
-            let ray = RAY_MASKS[k as usize][d];
+            let ray = RAY_MASKS[k][d];
             // A line without an enemy piece on it gives no check (one mask test).
             if ray & theirs == 0
                 || !sliders && (enemy_king == NO_KING || (ray >> enemy_king) & 1 == 0)
@@ -283,17 +293,17 @@ impl Position {
         }
         let horse = code(them, Role::Horse);
         // Most positions have no enemy piece on a horse's or pawn's source point: one mask test.
-        if has(horse) && HORSE_SOURCE_MASKS[k as usize] & theirs != 0 {
-            for (o, leg) in HORSE_SOURCES[k as usize].with_aux() {
-                if self.board[o as usize] == horse && self.board[leg as usize] == 0 {
+        if has(horse) && HORSE_SOURCE_MASKS[k] & theirs != 0 {
+            for (o, leg) in HORSE_SOURCES[k].with_aux() {
+                if self.board[o as usize] == horse && occ >> leg & 1 == 0 {
                     return true;
                 }
             }
         }
         let pawn = code(them, Role::Pawn);
         has(pawn)
-            && PAWN_SOURCE_MASKS[them.index()][k as usize] & theirs != 0
-            && PAWN_SOURCES[them.index()][k as usize]
+            && PAWN_SOURCE_MASKS[them.index()][k] & theirs != 0
+            && PAWN_SOURCES[them.index()][k]
                 .targets()
                 .iter()
                 .any(|&o| self.board[o as usize] == pawn)
@@ -733,11 +743,26 @@ impl Position {
     /// Is the pseudo-legal move `m` legal: does it leave the mover's king unattacked?
     #[inline]
     fn keeps_king_safe(&mut self, m: Move) -> bool {
+        if let Some(safe) = self.king_step_safe(m) {
+            return safe;
+        }
         let us = self.turn;
         let u = self.play(m);
         let ok = !self.in_check(us);
         self.undo(m, u);
         ok
+    }
+
+    /// If `m` is a step (or capture) of the mover's king: is the king safe on its new point?
+    /// Found from the attacks on that point, without playing the move.
+    #[inline]
+    fn king_step_safe(&self, m: Move) -> Option<bool> {
+        let us = self.turn;
+        let (f, t) = (m.from.index(), m.to.index());
+        (f == self.king[us.index()] as usize).then(|| {
+            let occ = (self.occ[0] | self.occ[1]) & !(1u128 << f) | 1u128 << t;
+            !self.attacked(us, t, occ, self.occ[(!us).index()] & !(1u128 << t))
+        })
     }
 
     /// Would the quiet move `m` of a piece other than the king, the side to move not being in
@@ -881,6 +906,9 @@ impl<'a> LazyCopy<'a> {
     #[inline]
     fn keeps_king_safe(&mut self, m: Move) -> bool {
         let of = self.of;
+        if let Some(safe) = of.king_step_safe(m) {
+            return safe;
+        }
         self.copy
             .get_or_insert_with(|| of.clone())
             .keeps_king_safe(m)
