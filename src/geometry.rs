@@ -270,6 +270,20 @@ pub static PAWN_SOURCE_MASKS: [[u128; 90]; 2] = [
     masks(&pawn_sources(1), false),
 ];
 
+/// The target points of each point's king, advisor, elephant and horse steps and of each
+/// colour's pawn steps as bit sets: a piece with no enemy piece among them captures nothing
+/// (one test).
+pub static KING_STEP_MASKS: [u128; 90] = masks(&palace_steps(ORTHO), false);
+/// See [`KING_STEP_MASKS`].
+pub static ADVISOR_STEP_MASKS: [u128; 90] = masks(&palace_steps(DIAG), false);
+/// See [`KING_STEP_MASKS`].
+pub static ELEPHANT_STEP_MASKS: [u128; 90] = masks(&elephant_steps(), false);
+/// See [`KING_STEP_MASKS`].
+pub static HORSE_STEP_MASKS: [u128; 90] = masks(&horse_steps(), false);
+/// See [`KING_STEP_MASKS`].
+pub static PAWN_STEP_MASKS: [[u128; 90]; 2] =
+    [masks(&pawn_steps(0), false), masks(&pawn_steps(1), false)];
+
 /// The file and rank through each point (the point itself not included): where a rook,
 /// cannon or facing king attacks along, and screens stand.
 pub static LINE_MASKS: [u128; 90] = line_masks();

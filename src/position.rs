@@ -2,9 +2,10 @@
 //! (un-move) generation. Pure rules code: no I/O, and no allocation (move lists live on the stack).
 
 use crate::geometry::{
-    Steps, ADVISOR_STEPS, ELEPHANT_STEPS, HORSE_LEG_MASKS, HORSE_SOURCES, HORSE_SOURCE_MASKS,
-    HORSE_STEPS, KING_STEPS, LINE_MASKS, PAWN_SOURCES, PAWN_SOURCE_MASKS, PAWN_STEPS, RAYS,
-    RAY_ASCENDS, RAY_MASKS,
+    Steps, ADVISOR_STEPS, ADVISOR_STEP_MASKS, ELEPHANT_STEPS, ELEPHANT_STEP_MASKS, HORSE_LEG_MASKS,
+    HORSE_SOURCES, HORSE_SOURCE_MASKS, HORSE_STEPS, HORSE_STEP_MASKS, KING_STEPS, KING_STEP_MASKS,
+    LINE_MASKS, PAWN_SOURCES, PAWN_SOURCE_MASKS, PAWN_STEPS, PAWN_STEP_MASKS, RAYS, RAY_ASCENDS,
+    RAY_MASKS,
 };
 use crate::piece::{Color, Piece, Role};
 use crate::square::Square;
@@ -612,15 +613,26 @@ impl Position {
                     f(Move::new(from, Square::new(t)));
                 }
             };
+            // A stepping piece with no enemy piece on its targets is passed over in one test.
+            let near = |masks: &[u128; 90]| masks[s] & theirs != 0;
             match Role::from_u8(b[s] & 7) {
-                Some(Role::King) => KING_STEPS[s].targets().iter().for_each(|&t| hit(t)),
-                Some(Role::Advisor) => ADVISOR_STEPS[s].targets().iter().for_each(|&t| hit(t)),
-                Some(Role::Elephant) => blocked_steps(&ELEPHANT_STEPS[s], b, hit),
-                Some(Role::Horse) => blocked_steps(&HORSE_STEPS[s], b, hit),
-                Some(Role::Pawn) => PAWN_STEPS[us.index()][s]
+                Some(Role::King) if near(&KING_STEP_MASKS) => {
+                    KING_STEPS[s].targets().iter().for_each(|&t| hit(t))
+                }
+                Some(Role::Advisor) if near(&ADVISOR_STEP_MASKS) => {
+                    ADVISOR_STEPS[s].targets().iter().for_each(|&t| hit(t))
+                }
+                Some(Role::Elephant) if near(&ELEPHANT_STEP_MASKS) => {
+                    blocked_steps(&ELEPHANT_STEPS[s], b, hit)
+                }
+                Some(Role::Horse) if near(&HORSE_STEP_MASKS) => {
+                    blocked_steps(&HORSE_STEPS[s], b, hit)
+                }
+                Some(Role::Pawn) if near(&PAWN_STEP_MASKS[us.index()]) => PAWN_STEPS[us.index()][s]
                     .targets()
                     .iter()
                     .for_each(|&t| hit(t)),
+                Some(Role::King | Role::Advisor | Role::Elephant | Role::Horse | Role::Pawn) => {}
                 Some(Role::Rook) => {
                     for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
                         let on = RAY_MASKS[s][d] & occ;
