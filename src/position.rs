@@ -800,28 +800,33 @@ impl Position {
         );
         let theirs = self.occ[them.index()];
         let cannons = self.counts[cannon as usize] > 0;
-        for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
-            let ray = RAY_MASKS[k][d];
-            // Only a line through the move's points and with an enemy piece can open.
-            if ray & moved == 0 || ray & theirs == 0 {
-                continue;
-            }
-            let on_ray = ray & occ;
-            let first = nearest(on_ray, ascends);
-            let p = at(first);
-            if p == rook || p == king {
-                return true;
-            }
-            if !cannons {
-                continue;
-            }
-            let beyond = on_ray & !(1u128 << first);
-            if beyond != 0 && at(nearest(beyond, ascends)) == cannon {
-                return true;
+        // Only a line through the move's points and with an enemy piece can open (a move that
+        // only leaves a point diagonally next to the king is answered for all four at once).
+        let lines = LINE_MASKS[k];
+        if lines & moved != 0 && lines & theirs != 0 {
+            for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
+                let ray = RAY_MASKS[k][d];
+                if ray & moved == 0 || ray & theirs == 0 {
+                    continue;
+                }
+                let on_ray = ray & occ;
+                let first = nearest(on_ray, ascends);
+                let p = at(first);
+                if p == rook || p == king {
+                    return true;
+                }
+                if !cannons {
+                    continue;
+                }
+                let beyond = on_ray & !(1u128 << first);
+                if beyond != 0 && at(nearest(beyond, ascends)) == cannon {
+                    return true;
+                }
             }
         }
         let horse = code(them, Role::Horse);
         self.counts[horse as usize] > 0
+            && HORSE_LEG_MASKS[k] >> f & 1 != 0
             && HORSE_SOURCES[k]
                 .with_aux()
                 .any(|(o, leg)| leg as usize == f && self.board[o as usize] == horse)
