@@ -269,27 +269,35 @@ impl Position {
         let sliders = has(rook) || has(cannon);
         let cannons = has(cannon);
         let enemy_king = self.king[them.index()];
-        for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
-            let ray = RAY_MASKS[k][d];
-            // A line without an enemy piece on it gives no check (one mask test).
-            if ray & theirs == 0
-                || !sliders && (enemy_king == NO_KING || (ray >> enemy_king) & 1 == 0)
-            {
-                continue;
-            }
-            let on_ray = ray & occ;
-            let first = nearest(on_ray, ascends);
-            let p = self.board[first];
-            if p == rook || p == king {
-                return true;
-            }
-            // The second piece matters only for a cannon.
-            if !cannons {
-                continue;
-            }
-            let beyond = on_ray & !(1u128 << first);
-            if beyond != 0 && self.board[nearest(beyond, ascends)] == cannon {
-                return true;
+        // The enemy pieces that can check along a line: without rooks and cannons only the
+        // king. A line without one gives no check (one mask test, and one for all four).
+        let along = if sliders {
+            theirs
+        } else if enemy_king == NO_KING {
+            0
+        } else {
+            1u128 << enemy_king
+        };
+        if LINE_MASKS[k] & along != 0 {
+            for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
+                let ray = RAY_MASKS[k][d];
+                if ray & along == 0 {
+                    continue;
+                }
+                let on_ray = ray & occ;
+                let first = nearest(on_ray, ascends);
+                let p = self.board[first];
+                if p == rook || p == king {
+                    return true;
+                }
+                // The second piece matters only for a cannon.
+                if !cannons {
+                    continue;
+                }
+                let beyond = on_ray & !(1u128 << first);
+                if beyond != 0 && self.board[nearest(beyond, ascends)] == cannon {
+                    return true;
+                }
             }
         }
         let horse = code(them, Role::Horse);
