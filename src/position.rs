@@ -281,21 +281,15 @@ impl Position {
         if LINE_MASKS[k] & along != 0 {
             for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
                 let ray = RAY_MASKS[k][d];
-                if ray & along == 0 {
-                    continue;
-                }
-                let on_ray = ray & occ;
-                let first = nearest(on_ray, ascends);
-                let p = self.board[first];
-                if p == rook || p == king {
-                    return true;
-                }
-                // The second piece matters only for a cannon.
-                if !cannons {
-                    continue;
-                }
-                let beyond = on_ray & !(1u128 << first);
-                if beyond != 0 && self.board[nearest(beyond, ascends)] == cannon {
+                if ray & along != 0
+                    && line_attacks(
+                        ray & occ,
+                        ascends,
+                        |s| self.board[s],
+                        (rook, cannon, king),
+                        cannons,
+                    )
+                {
                     return true;
                 }
             }
@@ -814,20 +808,10 @@ impl Position {
         if lines & moved != 0 && lines & theirs != 0 {
             for (d, &ascends) in RAY_ASCENDS.iter().enumerate() {
                 let ray = RAY_MASKS[k][d];
-                if ray & moved == 0 || ray & theirs == 0 {
-                    continue;
-                }
-                let on_ray = ray & occ;
-                let first = nearest(on_ray, ascends);
-                let p = at(first);
-                if p == rook || p == king {
-                    return true;
-                }
-                if !cannons {
-                    continue;
-                }
-                let beyond = on_ray & !(1u128 << first);
-                if beyond != 0 && at(nearest(beyond, ascends)) == cannon {
+                if ray & moved != 0
+                    && ray & theirs != 0
+                    && line_attacks(ray & occ, ascends, at, (rook, cannon, king), cannons)
+                {
                     return true;
                 }
             }
@@ -1091,6 +1075,27 @@ fn diagonal_neighbours(k: u8) -> u128 {
         }
     }
     m
+}
+
+/// Along a ray from a king whose occupied points are `on_ray` (not empty; `at` gives the piece
+/// on a point): is the first piece an enemy rook or the facing enemy king, or the second an
+/// enemy cannon (`codes`: rook, cannon, king; the second piece is looked at only if the enemy
+/// has `cannons`)?
+#[inline]
+fn line_attacks(
+    on_ray: u128,
+    ascends: bool,
+    at: impl Fn(usize) -> u8,
+    (rook, cannon, king): (u8, u8, u8),
+    cannons: bool,
+) -> bool {
+    let first = nearest(on_ray, ascends);
+    let p = at(first);
+    if p == rook || p == king {
+        return true;
+    }
+    let beyond = on_ray & !(1u128 << first);
+    cannons && beyond != 0 && at(nearest(beyond, ascends)) == cannon
 }
 
 /// The nearest occupied point of a non-empty mask of points along a ray.
