@@ -244,11 +244,22 @@ pub enum Region<'a> {
 /// closure follows only wins in check: the paths inside `P'` run through children of losses by
 /// moves inside, all checks, so no other win lies on one (KRCKR's largest closure expanded
 /// 567 K vertices instead of 867 K, to the same losses).
+///
+/// The pruning from that start need not look at every member ([`Space::warm_members`]). Its
+/// wins, as in any maximum pattern, are all the unresolved entries with a move into its losses:
+/// `P`'s wins still unresolved, and the predecessors of its new losses. An unchanged loss of `P`
+/// has the moves inside it had, all into `P`'s wins, none resolved (a child resolved as a win
+/// marks it changed, one resolved as a loss resolves it), so all into the start's wins. An
+/// unchanged win of `P` kept its move into `P`'s losses (its child was not resolved as a loss:
+/// that would have resolved the win), so it fails only if that loss left the start while
+/// unresolved (no longer a candidate). Only the changed members, the new losses and the
+/// predecessors of those dropped losses can fail at first; removing the failing ones and what
+/// their removal undoes ([`Space::remove`]) leaves the greatest pattern inside the start.
 pub struct Warm<'a> {
-    /// The losses of the previous order's maximum pattern, one bitmap per slot.
-    pub previous: Vec<Bitmap>,
-    /// The defender's unresolved entries whose children changed since.
-    pub changed: &'a Bitmap,
+    /// The previous order's maximum pattern (both sides, one bitmap per slot).
+    pub previous: Marks,
+    /// Each side's unresolved entries whose children changed since.
+    pub changed: ByColor<&'a Bitmap>,
 }
 
 /// The first exclusion of a chasing pattern (Algorithm 3 with `q` the defender's king: where
@@ -506,17 +517,17 @@ impl Space<'_> {
         }
     }
 
-    /// The defender's vertices a warm-started pattern can have ([`Warm`]): the previous
-    /// pattern's losses and the backward closure of the changed candidates outside them, one
-    /// bitmap per slot; `None` when those changed candidates are so many that starting from
-    /// every candidate costs less.
+    /// The backward closure of the changed candidates outside the previous pattern's losses
+    /// ([`Warm`]): with those losses, the defender's vertices a warm-started pattern can have.
+    /// `None` when those changed candidates are so many that starting from every candidate
+    /// costs less.
     fn warm_start(
         &self,
         candidates: &Candidates,
         attacker: Color,
         target: Target,
-        warm: Warm,
-    ) -> Option<Vec<Bitmap>> {
+        warm: &Warm,
+    ) -> Option<Marks> {
         let defender = !attacker;
         let is_candidate = |v: Vx| {
             candidates
@@ -528,14 +539,15 @@ impl Space<'_> {
         let mut frontier: Vec<Vx> = Vec::new();
         for slot in 0..self.slots() as u8 {
             let cand = candidates.get(defender, self.target_bit(target, slot));
-            let previous = &warm.previous[slot as usize];
+            let previous = &warm.previous.side(defender)[slot as usize];
+            let changed = warm.changed[defender];
             let reached = &reached;
             let found: Vec<Vx> = (0..cand.words())
                 .into_par_iter()
                 .flat_map_iter(|w| {
                     // Changed candidates outside the previous losses: those inside it are in
                     // the start already, and only the others can bring new members ([`Warm`]).
-                    let bits = cand.word(w) & warm.changed.word(w) & !previous.word(w);
+                    let bits = cand.word(w) & changed.word(w) & !previous.word(w);
                     BitIter(u128::from(bits)).map(move |i| Vx {
                         side: defender,
                         index: w as u64 * 64 + i as u64,
@@ -575,10 +587,105 @@ impl Space<'_> {
         while !frontier.is_empty() {
             frontier = self.unseen_predecessors(region, &frontier, admit);
         }
-        for (b, more) in warm.previous.iter().zip(reached.side(defender)) {
-            b.or_from(more);
+        Some(reached)
+    }
+
+    /// Fills `p` (empty) with the losses of a warm-started pattern ([`Warm`]): the previous
+    /// pattern's and those `reached`, among the candidates. If most of them were the previous
+    /// pattern's, also with its wins (the unresolved entries with a move into those losses),
+    /// and returns the members that may fail the pattern's conditions at first, the only ones
+    /// that can; otherwise `None`: pruning the losses costs less than following each new
+    /// one's predecessors (KRCKR's checking patterns are new at every order: the previous
+    /// one's losses all became seeds).
+    fn warm_members(
+        &self,
+        candidates: &Candidates,
+        p: &Pattern,
+        warm: &Warm,
+        reached: &Marks,
+    ) -> Option<Vec<Vx>> {
+        let (attacker, defender) = (p.attacker, !p.attacker);
+        let region = Region::Graph(candidates);
+        // By slot: new losses, dropped losses still unresolved, and changed members.
+        let (mut new, mut dropped, mut suspects) = (Vec::new(), Vec::new(), Vec::new());
+        for slot in 0..self.slots() {
+            let cand = candidates.get(defender, self.target_bit(p.target, slot as u8));
+            let (old_l, more) = (
+                &warm.previous.side(defender)[slot],
+                &reached.side(defender)[slot],
+            );
+            let old_w = &warm.previous.side(attacker)[slot];
+            let losses = &p.set.side(defender)[slot];
+            let vx = |side, w: usize, bits: u64| {
+                BitIter(u128::from(bits)).map(move |i| Vx {
+                    side,
+                    index: w as u64 * 64 + i as u64,
+                    slot: slot as u8,
+                })
+            };
+            let lists: Vec<(Vec<Vx>, Vec<Vx>, Vec<Vx>)> = Bitmap::spans_of(&[old_l, more, old_w])
+                .into_par_iter()
+                .map(|span| {
+                    let (mut n, mut d, mut c) = (Vec::new(), Vec::new(), Vec::new());
+                    for w in span {
+                        let l = cand.word(w) & (old_l.word(w) | more.word(w));
+                        losses.store_word(w, l);
+                        n.extend(vx(defender, w, l & !old_l.word(w)));
+                        let open = self.unresolved[defender].word(w);
+                        d.extend(vx(defender, w, old_l.word(w) & !l & open));
+                        let changed = warm.changed[defender].word(w);
+                        c.extend(vx(defender, w, l & old_l.word(w) & changed));
+                        let win = old_w.word(w) & self.unresolved[attacker].word(w);
+                        c.extend(vx(attacker, w, win & warm.changed[attacker].word(w)));
+                    }
+                    (n, d, c)
+                })
+                .collect();
+            for (n, d, c) in lists {
+                new.extend(n);
+                dropped.extend(d);
+                suspects.extend(c);
+            }
         }
-        Some(warm.previous)
+        if 2 * new.len() as u64 > p.set.len() {
+            return None;
+        }
+        for slot in 0..self.slots() {
+            let (old_w, wins) = (
+                &warm.previous.side(attacker)[slot],
+                &p.set.side(attacker)[slot],
+            );
+            Bitmap::spans_of(&[old_w])
+                .into_par_iter()
+                .flat_map_iter(|span| span)
+                .for_each(|w| {
+                    wins.store_word(w, old_w.word(w) & self.unresolved[attacker].word(w))
+                });
+        }
+        new.par_iter().for_each(|&u| {
+            self.each_predecessor(region, u, |w| {
+                p.set.insert(w);
+            })
+        });
+        suspects.extend(new);
+        suspects.extend(self.unseen_predecessors(region, &dropped, |w| p.set.contains(w)));
+        suspects.sort_unstable();
+        suspects.dedup();
+        let loss_moves = match p.target {
+            Target::King => Moves::Checks,
+            Target::Piece(_) => Moves::Quiet,
+        };
+        let failing = suspects
+            .into_par_iter()
+            .filter(|&v| {
+                if v.side == defender {
+                    self.moves_to(v, &p.set, region, true, loss_moves)
+                } else {
+                    !self.moves_to(v, &p.set, region, false, Moves::Quiet)
+                }
+            })
+            .collect();
+        Some(failing)
     }
 
     /// Algorithm 1: the maximum pattern in which `attacker` forces the defender to hit `target`
@@ -591,31 +698,41 @@ impl Space<'_> {
         warm: Option<Warm>,
     ) -> Pattern {
         let defender = !attacker;
-        let set = Marks::new(self.entries(), self.slots());
+        let pattern = Pattern {
+            attacker,
+            target,
+            set: Marks::new(self.entries(), self.slots()),
+        };
+        let set = &pattern.set;
         let mut was_warm = false;
         match region {
             Region::Graph(candidates) => {
-                let start = warm.and_then(|w| self.warm_start(candidates, attacker, target, w));
-                was_warm = start.is_some();
-                for slot in 0..self.slots() as u8 {
-                    let cand = candidates.get(defender, self.target_bit(target, slot));
-                    let start = start.as_ref().map(|s| &s[slot as usize]);
-                    let mine = &set.side(defender)[slot as usize];
-                    // A warm start touches fewer words than the candidates: only its words are read.
-                    let spans = match start {
-                        Some(s) => Bitmap::spans_of(&[s]),
-                        None => Bitmap::spans_of(&[cand]),
-                    };
-                    spans
-                        .into_par_iter()
-                        .flat_map_iter(|span| span)
-                        .for_each(|w| {
-                            let bits = cand.word(w) & start.map_or(u64::MAX, |s| s.word(w));
-                            if bits != 0 {
-                                // Zero words stay untouched: their pages cost nothing.
-                                mine.store_word(w, bits);
-                            }
-                        });
+                let start = warm.and_then(|w| {
+                    let reached = self.warm_start(candidates, attacker, target, &w)?;
+                    Some((w, reached))
+                });
+                if let Some((w, reached)) = start {
+                    was_warm = true;
+                    match self.warm_members(candidates, &pattern, &w, &reached) {
+                        Some(failing) => self.remove(&pattern, region, failing),
+                        None => self.prune(&pattern, region),
+                    }
+                } else {
+                    for slot in 0..self.slots() as u8 {
+                        let cand = candidates.get(defender, self.target_bit(target, slot));
+                        let mine = &set.side(defender)[slot as usize];
+                        Bitmap::spans_of(&[cand])
+                            .into_par_iter()
+                            .flat_map_iter(|span| span)
+                            .for_each(|w| {
+                                let bits = cand.word(w);
+                                if bits != 0 {
+                                    // Zero words stay untouched: their pages cost nothing.
+                                    mine.store_word(w, bits);
+                                }
+                            });
+                    }
+                    self.prune(&pattern, region);
                 }
             }
             Region::Sub(m, _) => {
@@ -625,14 +742,9 @@ impl Space<'_> {
                         set.insert(u);
                     }
                 });
+                self.prune(&pattern, region);
             }
         }
-        let pattern = Pattern {
-            attacker,
-            target,
-            set,
-        };
-        self.prune(&pattern, region);
         debug_assert!(
             !was_warm
                 || pattern
@@ -882,9 +994,9 @@ impl Space<'_> {
         region: Region,
         attacker: Color,
         warm: Option<Warm>,
-    ) -> (Pattern, Vec<Bitmap>) {
+    ) -> (Pattern, Marks) {
         let p = self.max_pattern(region, attacker, Target::King, warm);
-        let max = p.set.copy_side(!attacker);
+        let max = p.set.copy();
         while !p.set.is_empty() && self.exclude(&p, region, Target::King) {}
         (p, max)
     }
@@ -905,13 +1017,13 @@ impl Space<'_> {
         piece: PieceId,
         warm: Option<Warm>,
         previous: Option<&Exclusion>,
-    ) -> (Pattern, Vec<Bitmap>, Option<Exclusion>) {
+    ) -> (Pattern, Marks, Option<Exclusion>) {
         let mut space = self.clone();
         if self.numbering.twin(piece).is_some() {
             space.tracked = vec![piece];
         }
         let p = space.max_pattern(region, attacker, Target::Piece(piece), warm);
-        let max = p.set.copy_side(!attacker);
+        let max = p.set.copy();
         let exclusion = (!p.set.is_empty()).then(|| space.first_exclusion(&p, region, previous));
         let defender_targets = space.targets(!attacker);
         loop {

@@ -23,7 +23,7 @@
 use super::dtc;
 use super::entry::{self, Bitmap, NEVER};
 use super::graph::Graph;
-use super::pattern::{Exclusion, Region, Space, Warm, KING_BIT};
+use super::pattern::{Exclusion, Marks, Region, Space, Warm, KING_BIT};
 use super::progress::Progress;
 use super::work::{Entries, Work, WINDOW};
 use super::BuildError;
@@ -89,9 +89,9 @@ pub struct RuleState {
     drawn: ByColor<Bitmap>,
     /// The next refresh computes every unresolved entry.
     full: bool,
-    /// The losses of the maximum patterns the last [`RuleState::next_seeds`] found, by
+    /// The maximum patterns (both sides) the last [`RuleState::next_seeds`] found, by
     /// attacker and target: the next order's warm starts ([`Warm`]).
-    previous: Vec<(Color, Target, Vec<Bitmap>)>,
+    previous: Vec<(Color, Target, Marks)>,
     /// The dirty marks since the chasing patterns were last computed (they are computed only at
     /// orders without a checking pattern, so their warm start needs the marks of several).
     since_chase: ByColor<Bitmap>,
@@ -322,18 +322,18 @@ impl RuleState {
         open: &ByColor<&Bitmap>,
         graph: &Graph,
         seeds: &ByColor<Bitmap>,
-        previous: &mut Vec<(Color, Target, Vec<Bitmap>)>,
-        found: &mut Vec<(Color, Target, Vec<Bitmap>)>,
+        previous: &mut Vec<(Color, Target, Marks)>,
+        found: &mut Vec<(Color, Target, Marks)>,
         exclusions: &mut Vec<(Color, PieceId, Exclusion)>,
     ) -> Option<(LevelKind, u64)> {
         let mut warm = |attacker: Color, target: Target| {
             let i = previous
                 .iter()
                 .position(|(a, t, _)| (*a, *t) == (attacker, target))?;
-            let changed = match target {
-                Target::King => &self.dirty[!attacker],
-                Target::Piece(_) => &self.since_chase[!attacker],
-            };
+            let changed = ByColor::new(|side| match target {
+                Target::King => &self.dirty[side],
+                Target::Piece(_) => &self.since_chase[side],
+            });
             Some(Warm {
                 previous: previous.swap_remove(i).2,
                 changed,
