@@ -661,10 +661,26 @@ impl Position {
 
     /// Calls `f` with the pseudo-legal quiet moves of the side to move until it returns true;
     /// returns whether it did.
-    pub fn pseudo_quiet_until(&self, mut f: impl FnMut(Move) -> bool) -> bool {
+    pub fn pseudo_quiet_until(&self, f: impl FnMut(Move) -> bool) -> bool {
+        self.pseudo_quiet_of(self.occ[self.turn.index()], f)
+    }
+
+    /// [`Position::pseudo_quiet_until`], the king's moves first: a side's king steps are few
+    /// and often safe, where a rook's many moves often hang it.
+    pub fn pseudo_quiet_king_first_until(&self, mut f: impl FnMut(Move) -> bool) -> bool {
+        let own = self.occ[self.turn.index()];
+        let king = match self.king[self.turn.index()] {
+            NO_KING => 0,
+            k => 1u128 << k,
+        };
+        self.pseudo_quiet_of(king, &mut f) || self.pseudo_quiet_of(own & !king, f)
+    }
+
+    /// [`Position::pseudo_quiet_until`] for the side to move's pieces on `from` only.
+    fn pseudo_quiet_of(&self, from: u128, mut f: impl FnMut(Move) -> bool) -> bool {
         let us = self.turn;
         let b = &self.board;
-        for i in BitIter(self.occ[us.index()]) {
+        for i in BitIter(from) {
             let from = Square::new(i);
             let s = i as usize;
             let mut go = |t: u8| b[t as usize] == 0 && f(Move::new(from, Square::new(t)));

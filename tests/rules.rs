@@ -305,3 +305,48 @@ fn legal_moves_in_check_are_among_the_evasions() {
     assert!(legal > 5000, "only {legal} legal moves seen");
     assert!(kept * 2 < all, "{kept} of {all} moves kept");
 }
+
+/// `pseudo_quiet_king_first_until` gives the same moves as `pseudo_quiet_until`, each once, the
+/// king's first; and stops where its callback says so.
+#[test]
+fn king_first_moves_are_the_quiet_moves_reordered() {
+    let materials = ["KRCKR", "KNNPKCAB", "KRNCPKRNCAB", "KCCPPKNAABB"];
+    random_positions(
+        &materials,
+        13,
+        2000,
+        |_| true,
+        |m, pos| {
+            let (mut plain, mut first) = (Vec::new(), Vec::new());
+            pos.pseudo_quiet_until(|mv| {
+                plain.push(mv);
+                false
+            });
+            pos.pseudo_quiet_king_first_until(|mv| {
+                first.push(mv);
+                false
+            });
+            let king = pos.king(pos.turn());
+            let kings = first.iter().take_while(|mv| Some(mv.from) == king).count();
+            assert_eq!(
+                kings,
+                plain.iter().filter(|mv| Some(mv.from) == king).count(),
+                "{m} {pos:?}"
+            );
+            let (mut a, mut b) = (plain.clone(), first.clone());
+            a.sort_by_key(|mv| (mv.from.index(), mv.to.index()));
+            b.sort_by_key(|mv| (mv.from.index(), mv.to.index()));
+            assert_eq!(a, b, "{m} {pos:?}");
+            b.dedup();
+            assert_eq!(b.len(), first.len(), "{m} {pos:?}: a move twice");
+            if let Some(&stop) = first.get(first.len() / 2) {
+                let mut seen = 0;
+                assert!(pos.pseudo_quiet_king_first_until(|mv| {
+                    seen += 1;
+                    mv == stop
+                }));
+                assert_eq!(seen, first.len() / 2 + 1);
+            }
+        },
+    );
+}

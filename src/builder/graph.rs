@@ -59,6 +59,8 @@ impl Child<'_> {
 pub enum Moves {
     /// Every pseudo-legal quiet move.
     Quiet,
+    /// The same, the king's first ([`Position::pseudo_quiet_king_first_until`]).
+    KingFirst,
     /// The quiet moves that may give check ([`Position::pseudo_checks_until`]).
     Checks,
     /// A side in check: the quiet moves that may end it ([`Position::pseudo_evasions_until`]).
@@ -175,6 +177,7 @@ impl Graph {
         };
         match moves {
             Moves::Quiet => pos.pseudo_quiet_until(each),
+            Moves::KingFirst => pos.pseudo_quiet_king_first_until(each),
             Moves::Checks => pos.pseudo_checks_until(each),
             Moves::Evasions => pos.pseudo_evasions_until(each),
         }

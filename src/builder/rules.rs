@@ -22,7 +22,7 @@
 
 use super::dtc;
 use super::entry::{self, Bitmap, NEVER};
-use super::graph::Graph;
+use super::graph::{Graph, Moves};
 use super::pattern::{Exclusion, Marks, Region, Space, Warm, KING_BIT};
 use super::progress::Progress;
 use super::work::{Entries, Work, WINDOW};
@@ -239,22 +239,30 @@ impl RuleState {
     ) -> u32 {
         let mut mask = mask;
         let mut inside = false;
-        graph.any_quiet_child(pos, index_of_pos, |mv, child, index, _| {
-            if !open.get(index) {
-                return false;
-            }
-            inside = true;
-            let child = child.position();
-            // Most moves cannot check: no attack on the king to look for.
-            mask &= if pos.may_give_check(mv) && child.is_check() {
-                1 << KING_BIT
-            } else if mask & !(1 << KING_BIT) != 0 {
-                self.numbering.chased_after(pos, mv, child).0
-            } else {
-                0
-            };
-            mask == 0
-        });
+        // Most moves a defender's refresh looks at go to resolved entries (three quarters of
+        // KRCKR's, most of them rook moves that hang it); a king step into an unresolved one
+        // that hits nothing settles the entry at once.
+        graph.any_child_among(
+            pos,
+            index_of_pos,
+            Moves::KingFirst,
+            |mv, child, index, _| {
+                if !open.get(index) {
+                    return false;
+                }
+                inside = true;
+                let child = child.position();
+                // Most moves cannot check: no attack on the king to look for.
+                mask &= if pos.may_give_check(mv) && child.is_check() {
+                    1 << KING_BIT
+                } else if mask & !(1 << KING_BIT) != 0 {
+                    self.numbering.chased_after(pos, mv, child).0
+                } else {
+                    0
+                };
+                mask == 0
+            },
+        );
         if inside {
             mask
         } else {
