@@ -21,6 +21,7 @@ use super::graph::{Child, Graph, Moves, Node};
 use super::rules::Candidates;
 use crate::fang::graph::{PieceId, Target};
 use crate::fang::numbering::{Labels, Numbering};
+use crate::index::Decoder;
 use crate::piece::{ByColor, Color};
 use crate::position::{BitIter, Move, Position};
 use rayon::prelude::*;
@@ -782,9 +783,36 @@ impl Space<'_> {
             let is_win =
                 |c: Vx| memo.get_or(c, || self.moves_to(c, &p.set, region, false, win_moves));
             let total = losses.len();
-            let (unfit, fit): (Vec<Vx>, Vec<Vx>) = losses.into_par_iter().partition(|&u| {
-                self.any_child(u, loss_moves, |v| self.inside(region, v) && !is_win(v))
-            });
+            // The losses come sorted: a decoder per task keeps what consecutive ones share.
+            let fails: Vec<bool> = losses
+                .par_iter()
+                .map_init(
+                    || Decoder::new(self.graph.indexer()),
+                    |decoder, &u| {
+                        decoder.decode_mut(u.index, u.side).is_some_and(|pos| {
+                            self.any_step(pos, u.index, loss_moves, |s, _| {
+                                let v = Vx {
+                                    side: !u.side,
+                                    index: s.child,
+                                    slot: u.slot ^ s.flips,
+                                };
+                                self.inside(region, v) && !is_win(v)
+                            })
+                        })
+                    },
+                )
+                .collect();
+            let (unfit, fit): (Vec<Vx>, Vec<Vx>) =
+                losses
+                    .into_par_iter()
+                    .zip(fails)
+                    .partition_map(|(u, fails)| {
+                        if fails {
+                            rayon::iter::Either::Left(u)
+                        } else {
+                            rayon::iter::Either::Right(u)
+                        }
+                    });
             unfit.par_iter().for_each(|&u| {
                 p.set.remove(u);
             });
