@@ -350,3 +350,46 @@ fn king_first_moves_are_the_quiet_moves_reordered() {
         },
     );
 }
+
+/// `pseudo_checks_until` generates exactly the quiet moves `may_give_check` lets through, each
+/// once, for every kind of piece (on and off the opponent king's lines and horse legs).
+#[test]
+fn generated_check_candidates_are_the_filtered_quiet_moves() {
+    let materials = [
+        "KRCKR",
+        "KNNPKCAB",
+        "KRNCPKRNCAB",
+        "KCCPPKNAABB",
+        "KPPPKAABB",
+        "KRRKCCA",
+    ];
+    let mut seen = 0;
+    random_positions(
+        &materials,
+        17,
+        3000,
+        |_| true,
+        |m, pos| {
+            let (mut filtered, mut generated) = (Vec::new(), Vec::new());
+            pos.pseudo_quiet_until(|mv| {
+                if pos.may_give_check(mv) {
+                    filtered.push(mv);
+                }
+                false
+            });
+            pos.pseudo_checks_until(|mv| {
+                generated.push(mv);
+                false
+            });
+            let key = |mv: &xqtb::Move| (mv.from.index(), mv.to.index());
+            let mut sorted = generated.clone();
+            sorted.sort_by_key(key);
+            sorted.dedup();
+            assert_eq!(sorted.len(), generated.len(), "{m} {pos:?}: a move twice");
+            filtered.sort_by_key(key);
+            assert_eq!(sorted, filtered, "{m} {pos:?}");
+            seen += generated.len();
+        },
+    );
+    assert!(seen > 50_000, "only {seen} moves compared");
+}
