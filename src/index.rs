@@ -619,6 +619,11 @@ impl Indexer {
     #[inline]
     fn defenders_of(&self, pair: u64, turn: Color) -> Position {
         let (r, b) = self.pair(pair);
+        self.defenders_placed(r, b, turn)
+    }
+
+    /// A board holding the defenders of placements `r` (Red) and `b` (Black).
+    fn defenders_placed(&self, r: u32, b: u32, turn: Color) -> Position {
         let mut pos = Position::empty(turn);
         self.defenders[0].place(r, &mut pos);
         self.defenders[1].place(b, &mut pos);
@@ -969,6 +974,8 @@ pub struct Decoder<'a> {
     /// instead of copying the defenders' board (`memmove` was 13 % of KRCKR's candidate refresh).
     current: Position,
     placed: Placed,
+    /// The last index taken apart.
+    split: Split,
 }
 
 /// Groups of attackers an index has at most: rooks, horses, cannons and pawns of each side.
@@ -998,6 +1005,11 @@ impl<'a> Decoder<'a> {
             pair_base: 0,
             current: Position::empty(Color::Red),
             placed: Placed::default(),
+            split: Split {
+                red: 0,
+                black: 0,
+                others: 0,
+            },
         }
     }
 
@@ -1012,8 +1024,22 @@ impl<'a> Decoder<'a> {
     /// it found them.
     #[inline]
     pub fn decode_mut(&mut self, index: u64, turn: Color) -> Option<&mut Position> {
+        self.place(index, turn).then_some(&mut self.current)
+    }
+
+    /// [`Decoder::decode_mut`], and the index taken apart ([`Indexer::split`], known here
+    /// without a look-up: a defender's move needs it to find its child).
+    #[inline]
+    pub fn decode_split(&mut self, index: u64, turn: Color) -> Option<(&mut Position, Split)> {
+        self.place(index, turn)
+            .then_some((&mut self.current, self.split))
+    }
+
+    /// Puts the position of `index` on the decoder's board; false if it is not a legal one.
+    #[inline]
+    fn place(&mut self, index: u64, turn: Color) -> bool {
         if index >= self.ix.size {
-            return None;
+            return false;
         }
         // The pair's indices are consecutive: no division within it.
         let (pair, rest) = match index.checked_sub(self.pair_base) {
@@ -1023,16 +1049,18 @@ impl<'a> Decoder<'a> {
             _ => StrengthReducedU64::div_rem(index, self.ix.others_size),
         };
         if pair != self.pair {
-            self.current = self.ix.defenders_of(pair, turn);
+            let (red, black) = self.ix.pair(pair);
+            self.current = self.ix.defenders_placed(red, black, turn);
             self.placed = Placed::default();
             self.pair = pair;
             self.pair_base = index - rest;
+            (self.split.red, self.split.black) = (red, black);
         }
+        self.split.others = rest;
         self.current.set_turn(turn);
         // On a collision the attackers placed so far stay noted, for the next decode to take off.
         self.ix
             .place_others(rest, &mut self.current, &mut self.placed)
-            .then_some(&mut self.current)
     }
 }
 

@@ -10,7 +10,7 @@
 //! lost at `p`. What is never resolved is a draw.
 
 use super::entry::{self, Bitmap, NEVER, UNCOUNTED};
-use super::graph::{Graph, Node};
+use super::graph::{Graph, Moves, Node};
 use super::pass::{self, Pass};
 use super::progress::Progress;
 use super::store::Chunk;
@@ -296,11 +296,14 @@ fn pull_range<'e>(
                     let index = i * 64 + bits.trailing_zeros() as u64;
                     bits &= bits - 1;
                     seen += 1;
-                    let Some(pos) = decoder.decode_mut(index, dst) else {
+                    let Some((pos, split)) = decoder.decode_split(index, dst) else {
                         continue;
                     };
                     let pos: &Position = pos;
-                    if graph.any_quiet_child(pos, index, |_, _, child, _| frontier.get(child))
+                    let split = Some(split);
+                    if graph.any_child_split(pos, index, split, Moves::Quiet, |_, _, child, _| {
+                        frontier.get(child)
+                    })
                         // This task is the only one that looks at the entries of its window.
                         && entry::resolve(entry(index), to, true)
                     {

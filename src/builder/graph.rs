@@ -159,10 +159,24 @@ impl Graph {
         pos: &Position,
         at: u64,
         moves: Moves,
+        f: impl FnMut(crate::position::Move, &mut Child, u64, bool) -> bool,
+    ) -> bool {
+        self.any_child_split(pos, at, None, moves, f)
+    }
+
+    /// [`Graph::any_child_among`], given `at` taken apart if known
+    /// ([`crate::index::Decoder::decode_split`]).
+    #[inline(always)]
+    pub fn any_child_split(
+        &self,
+        pos: &Position,
+        at: u64,
+        split: Option<Split>,
+        moves: Moves,
         mut f: impl FnMut(crate::position::Move, &mut Child, u64, bool) -> bool,
     ) -> bool {
         let mut scratch = None;
-        let mut split = None;
+        let mut split = split.map(Some);
         let each = |mv| {
             let mut child = Child {
                 pos,

@@ -21,7 +21,7 @@ use super::graph::{Child, Graph, Moves, Node};
 use super::rules::Candidates;
 use crate::fang::graph::{PieceId, Target};
 use crate::fang::numbering::{Labels, Numbering};
-use crate::index::Decoder;
+use crate::index::{Decoder, Split};
 use crate::piece::{ByColor, Color};
 use crate::position::{BitIter, Move, Position};
 use rayon::prelude::*;
@@ -329,6 +329,7 @@ impl Space<'_> {
         &self,
         pos: &Position,
         at: u64,
+        split: Option<Split>,
         moves: Moves,
         mut f: impl FnMut(Step, &mut Child) -> bool,
     ) -> bool {
@@ -354,7 +355,7 @@ impl Space<'_> {
                 child,
             )
         };
-        self.graph.any_child_among(pos, at, moves, step)
+        self.graph.any_child_split(pos, at, split, moves, step)
     }
 
     /// Does a move with `labels` from slot `slot` hit `target`?
@@ -410,7 +411,7 @@ impl Space<'_> {
                 continue;
             };
             let mut seen = 0u8;
-            self.any_step(&pos, w, Moves::Quiet, |s, _| {
+            self.any_step(&pos, w, None, Moves::Quiet, |s, _| {
                 let u = Vx {
                     side,
                     index: w,
@@ -454,7 +455,7 @@ impl Space<'_> {
             return false;
         };
         let mut inside = 0;
-        let escapes = self.any_step(&pos, u.index, Moves::Quiet, |s, child| {
+        let escapes = self.any_step(&pos, u.index, None, Moves::Quiet, |s, child| {
             let v = Vx {
                 side: !u.side,
                 index: s.child,
@@ -486,7 +487,7 @@ impl Space<'_> {
         let Some(pos) = self.position(u.side, u.index) else {
             return false;
         };
-        self.any_step(&pos, u.index, moves, |s, _| {
+        self.any_step(&pos, u.index, None, moves, |s, _| {
             f(Vx {
                 side: !u.side,
                 index: s.child,
@@ -789,16 +790,18 @@ impl Space<'_> {
                 .map_init(
                     || Decoder::new(self.graph.indexer()),
                     |decoder, &u| {
-                        decoder.decode_mut(u.index, u.side).is_some_and(|pos| {
-                            self.any_step(pos, u.index, loss_moves, |s, _| {
-                                let v = Vx {
-                                    side: !u.side,
-                                    index: s.child,
-                                    slot: u.slot ^ s.flips,
-                                };
-                                self.inside(region, v) && !is_win(v)
+                        decoder
+                            .decode_split(u.index, u.side)
+                            .is_some_and(|(pos, split)| {
+                                self.any_step(pos, u.index, Some(split), loss_moves, |s, _| {
+                                    let v = Vx {
+                                        side: !u.side,
+                                        index: s.child,
+                                        slot: u.slot ^ s.flips,
+                                    };
+                                    self.inside(region, v) && !is_win(v)
+                                })
                             })
-                        })
                     },
                 )
                 .collect();

@@ -30,7 +30,7 @@ use super::BuildError;
 use crate::fang::graph::{PieceId, Target};
 use crate::fang::numbering::{Numbering, MAX_NUMBERED};
 use crate::fang::{LevelKind, Rules};
-use crate::index::Indexer;
+use crate::index::{Indexer, Split};
 use crate::material::Material;
 use crate::piece::{ByColor, Color, Role};
 use crate::value::MAX_ORDER;
@@ -204,10 +204,10 @@ impl RuleState {
                         let k = bits.trailing_zeros();
                         bits &= bits - 1;
                         let index = w as u64 * 64 + k as u64;
-                        let Some(pos) = pos_cache.decode_mut(index, defender) else {
+                        let Some((pos, split)) = pos_cache.decode_split(index, defender) else {
                             continue;
                         };
-                        let hits = self.hits(graph, attacker_open, pos, index, all);
+                        let hits = self.hits(graph, attacker_open, pos, index, split, all);
                         for (slot, (bit, _)) in cands.iter().enumerate() {
                             new[slot] |= ((hits >> bit & 1) as u64) << k;
                         }
@@ -235,6 +235,7 @@ impl RuleState {
         open: &Bitmap,
         pos: &crate::position::Position,
         index_of_pos: u64,
+        split: Split,
         mask: u32,
     ) -> u32 {
         let mut mask = mask;
@@ -242,9 +243,10 @@ impl RuleState {
         // Most moves a defender's refresh looks at go to resolved entries (three quarters of
         // KRCKR's, most of them rook moves that hang it); a king step into an unresolved one
         // that hits nothing settles the entry at once.
-        graph.any_child_among(
+        graph.any_child_split(
             pos,
             index_of_pos,
+            Some(split),
             Moves::KingFirst,
             |mv, child, index, _| {
                 if !open.get(index) {
