@@ -246,7 +246,7 @@ pub enum Region<'a> {
 /// moves inside, all checks, so no other win lies on one (KRCKR's largest closure expanded
 /// 567 K vertices instead of 867 K, to the same losses).
 ///
-/// The pruning from that start need not look at every member ([`Space::warm_members`]). Its
+/// The pruning from that start need not look at every member (`Space::warm_members`). Its
 /// wins, as in any maximum pattern, are all the unresolved entries with a move into its losses:
 /// `P`'s wins still unresolved, and the predecessors of its new losses. An unchanged loss of `P`
 /// has the moves inside it had, all into `P`'s wins, none resolved (a child resolved as a win
