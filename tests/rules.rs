@@ -228,21 +228,23 @@ fn random_positions(
     }
 }
 
+/// Materials with every kind of piece on one side or the other.
+const EVERY_KIND: &[&str] = &[
+    "KRCKR",
+    "KNNPKCAB",
+    "KRNCPKRNCAB",
+    "KCCPPKNAABB",
+    "KPPPKAABB",
+];
+
 /// Every quiet move that gives check (played, and the opponent found in check, facing kings
 /// included) is among `pseudo_checks_until`'s moves, in random placements of materials with
 /// every kind of piece, both sides to move; and it leaves out most of the others.
 #[test]
 fn checking_moves_are_among_the_check_candidates() {
     let (mut checks, mut all, mut kept) = (0, 0, 0);
-    let materials = [
-        "KRCKR",
-        "KNNPKCAB",
-        "KRNCPKRNCAB",
-        "KCCPPKNAABB",
-        "KPPPKAABB",
-    ];
     random_positions(
-        &materials,
+        EVERY_KIND,
         5,
         3000,
         |_| true,
@@ -317,15 +319,8 @@ fn king_first_moves_are_the_quiet_moves_reordered() {
         2000,
         |_| true,
         |m, pos| {
-            let (mut plain, mut first) = (Vec::new(), Vec::new());
-            pos.pseudo_quiet_until(|mv| {
-                plain.push(mv);
-                false
-            });
-            pos.pseudo_quiet_king_first_until(|mv| {
-                first.push(mv);
-                false
-            });
+            let plain = listed(|f| pos.pseudo_quiet_until(f));
+            let first = listed(|f| pos.pseudo_quiet_king_first_until(f));
             let king = pos.king(pos.turn());
             let kings = first.iter().take_while(|mv| Some(mv.from) == king).count();
             assert_eq!(
@@ -355,32 +350,16 @@ fn king_first_moves_are_the_quiet_moves_reordered() {
 /// once, for every kind of piece (on and off the opponent king's lines and horse legs).
 #[test]
 fn generated_check_candidates_are_the_filtered_quiet_moves() {
-    let materials = [
-        "KRCKR",
-        "KNNPKCAB",
-        "KRNCPKRNCAB",
-        "KCCPPKNAABB",
-        "KPPPKAABB",
-        "KRRKCCA",
-    ];
     let mut seen = 0;
     random_positions(
-        &materials,
+        EVERY_KIND,
         17,
         3000,
         |_| true,
         |m, pos| {
-            let (mut filtered, mut generated) = (Vec::new(), Vec::new());
-            pos.pseudo_quiet_until(|mv| {
-                if pos.may_give_check(mv) {
-                    filtered.push(mv);
-                }
-                false
-            });
-            pos.pseudo_checks_until(|mv| {
-                generated.push(mv);
-                false
-            });
+            let mut filtered = listed(|f| pos.pseudo_quiet_until(f));
+            filtered.retain(|&mv| pos.may_give_check(mv));
+            let generated = listed(|f| pos.pseudo_checks_until(f));
             let key = |mv: &xqtb::Move| (mv.from.index(), mv.to.index());
             let mut sorted = generated.clone();
             sorted.sort_by_key(key);
@@ -392,4 +371,14 @@ fn generated_check_candidates_are_the_filtered_quiet_moves() {
         },
     );
     assert!(seen > 50_000, "only {seen} moves compared");
+}
+
+/// The moves a generator of the `…_until` kind gives, in its order, when never stopped.
+fn listed(generate: impl FnOnce(&mut dyn FnMut(xqtb::Move) -> bool) -> bool) -> Vec<xqtb::Move> {
+    let mut moves = Vec::new();
+    generate(&mut |mv| {
+        moves.push(mv);
+        false
+    });
+    moves
 }
