@@ -991,8 +991,8 @@ struct Placed {
     done: usize,
     ranks: [u64; MAX_GROUPS],
     ends: [u8; MAX_GROUPS],
-    /// The first `others` of the last group's run the ranks are from (valid while all groups
-    /// are placed): `others` in `run …` that run's length on differ only in the last rank.
+    /// The first attackers' rank (`others`) of the run that shares all but the last group's
+    /// rank with the ranks noted (valid while every group is placed).
     run: u64,
 }
 
