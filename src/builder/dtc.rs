@@ -224,7 +224,7 @@ fn pull_pays(work: &Work, src: Color, total: u64) -> bool {
 /// A win ply pulled instead of pushed (direction-optimising, as in breadth-first search): each
 /// unresolved entry of `dst` looks among its quiet moves for one into the frontier of the other
 /// side (lost at the ply before), and is won at `to` if it finds one. The moves from an entry
-/// and the retro moves into one are the same edges ([`Graph::any_quiet_child`],
+/// and the retro moves into one are the same edges ([`Graph::any_child_among`],
 /// [`Graph::predecessors`]), so the entries resolved are the push's, in either order. Needs the
 /// unresolved filter ([`pull_pays`]); streaming, each chunk with unresolved entries is read,
 /// pulled and, if anything resolved, written as a new generation.

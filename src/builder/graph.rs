@@ -138,21 +138,11 @@ impl Graph {
             .expect("a quiet move keeps the material")
     }
 
-    /// Calls `f` with each quiet pseudo-legal move of `pos` (entry `at`'s position), the
-    /// position after it (played only if `f` asks: [`Child`]), and the entry it reaches with
-    /// its mirroring ([`Graph::child`]), until `f` returns true; true if it did. Pseudo-legal
-    /// moves serve the rule passes: an illegal move reaches an illegal entry, never an
-    /// unresolved one nor a member of their sets.
-    pub fn any_quiet_child(
-        &self,
-        pos: &Position,
-        at: u64,
-        f: impl FnMut(crate::position::Move, &mut Child, u64, bool) -> bool,
-    ) -> bool {
-        self.any_child_among(pos, at, Moves::Quiet, f)
-    }
-
-    /// [`Graph::any_quiet_child`] for some of the quiet moves only ([`Moves`]).
+    /// Calls `f` with each quiet pseudo-legal move of `pos` (entry `at`'s position) among
+    /// `moves` ([`Moves`]), the position after it (played only if `f` asks: [`Child`]), and the
+    /// entry it reaches with its mirroring ([`Graph::child`]), until `f` returns true; true if it
+    /// did. Pseudo-legal moves serve the rule passes: an illegal move reaches an illegal entry,
+    /// never an unresolved one nor a member of their sets.
     #[inline(always)]
     pub fn any_child_among(
         &self,

@@ -323,7 +323,7 @@ impl Space<'_> {
     }
 
     /// Calls `f` with the quiet moves of `pos` (entry `at`'s position; pseudo-legal, as
-    /// [`Graph::any_quiet_child`] gives them), their children and slot flips, until it returns
+    /// [`Graph::any_child_among`] gives them), their children and slot flips, until it returns
     /// true; true if it did.
     fn any_step(
         &self,
