@@ -753,9 +753,11 @@ impl Indexer {
     /// it) by moving `color`'s defender (king, advisor or elephant) from `from` to `to`, and
     /// whether it is numbered through its mirror image (as [`Indexer::encode_mirrored`] says).
     /// Only the pair changes, and with the mirror image the attackers' ranks, through tables:
-    /// a few lookups instead of a full encode. `None` when the shortcut does not apply: the new
-    /// placements symmetric on both sides (whose entries fold differently), a point outside the
-    /// defenders' domain, or a mirror image through a group too large for a mirror table.
+    /// a few lookups instead of a full encode. New placements symmetric on both sides are
+    /// answered too: their entry stands for the position alone (its mirror image has its own),
+    /// which a caller listing predecessors must add ([`crate::Position::defenders_symmetric`]).
+    /// `None` when the shortcut does not apply: a point outside the defenders' domain, or a
+    /// mirror image through a group too large for a mirror table.
     #[inline]
     pub fn moved_defender(
         &self,
@@ -851,9 +853,7 @@ impl Indexer {
             self.defenders[0].mirror[r as usize],
             self.defenders[1].mirror[b as usize],
         );
-        if r == mr && b == mb {
-            return None;
-        }
+        // Placements symmetric on both sides are numbered as they stand (never mirrored).
         let mirrored = r > mr || (r == mr && b > mb);
         let (r, b) = if mirrored { (mr, mb) } else { (r, b) };
         let pair = self.pair_start[self.red_canon_pos[r as usize] as usize]

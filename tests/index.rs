@@ -169,16 +169,16 @@ fn is_defender(role: xqtb::Role) -> bool {
     matches!(role, Role::King | Role::Advisor | Role::Elephant)
 }
 
-/// The defender shortcut agrees with a full encode wherever it answers, and answers for most
-/// moves: every defender move (to an empty point) from every legal entry of several materials.
-/// Its cached form gives the same answers, one cache kept across all entries (both sides to
-/// move, every pair in turn).
+/// The defender shortcut agrees with a full encode, and answers every defender move (to an
+/// empty point) from every legal entry of several materials, placements symmetric on both
+/// sides included (their entries are numbered without a mirror image). Its cached form gives the
+/// same answers, one cache kept across all entries (both sides to move, every pair in turn).
 #[test]
 fn moved_defender_agrees_with_encode() {
     for m in [
         "KRKA", "KAKB", "KNKAB", "KRKAABB", "KAABKAB", "KNNK", "KPKPB",
     ] {
-        let (mut answered, mut declined) = (0u64, 0u64);
+        let mut symmetric = 0u64;
         let mut cache = xqtb::StepCache::new();
         each_quiet_move(m, |ix, i, p, mv| {
             if !is_defender(p.piece_at(mv.from).unwrap().role()) {
@@ -186,7 +186,7 @@ fn moved_defender_agrees_with_encode() {
             }
             let mut q = p.clone();
             q.play(mv);
-            let (full, mirrored) = ix.encode_mirrored(&q).unwrap();
+            let full = ix.encode_mirrored(&q).unwrap();
             let at = ix.split(i).unwrap();
             assert_eq!(
                 ix.split_cached(&mut cache, i),
@@ -196,22 +196,10 @@ fn moved_defender_agrees_with_encode() {
             let fast = ix.moved_defender(&at, p.turn(), mv.from, mv.to);
             let cached = ix.moved_defender_cached(&mut cache, &at, p.turn(), mv.from, mv.to);
             assert_eq!(cached, fast, "{m} {i} {mv}: cached");
-            match fast {
-                Some(fast) => {
-                    answered += 1;
-                    assert!(!q.defenders_symmetric(), "{m} {i} {mv}");
-                    assert_eq!(fast, (full, mirrored), "{m} {i} {mv}");
-                }
-                None => {
-                    declined += 1;
-                    assert!(q.defenders_symmetric(), "{m} {i} {mv} declined");
-                }
-            }
+            assert_eq!(fast, Some(full), "{m} {i} {mv}");
+            symmetric += u64::from(q.defenders_symmetric());
         });
-        assert!(
-            answered > declined,
-            "{m}: {answered} answered, {declined} declined"
-        );
+        assert!(symmetric > 0, "{m}: no move to symmetric placements");
     }
 }
 
