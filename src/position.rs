@@ -1069,9 +1069,9 @@ impl SafetyFilter {
     /// expose the king by leaving (a rook, cannon or the facing king uncovered along a line, a
     /// horse's leg freed) and by reaching (a cannon's new screen), counting only the attacks
     /// the enemy's pieces can make: against a king, advisors and elephants alone, only the
-    /// king's file. (The attacker of the KRNKAABB family faces no more than that: with the
-    /// king's rank and diagonal neighbours tested as for any material, KRNKAABB took 25.5 and
-    /// 27.6 s of user time, without them 24.0 and 23.5 s, alternating.) `from` holds `k` too.
+    /// king's file. `from` holds `k` too. (The attacker of the KRNKAABB family faces no more
+    /// than that; the masks also replace a file and rank comparison per move. Building KRNKA
+    /// under callgrind: 5.391 G instructions before, 5.374 G after: a small saving.)
     fn exposed(pos: &Position, k: usize) -> (u128, u128) {
         let them = !pos.turn;
         let has = |role: Role| pos.counts[code(them, role) as usize] > 0;
