@@ -754,8 +754,8 @@ impl Indexer {
     /// whether it is numbered through its mirror image (as [`Indexer::encode_mirrored`] says).
     /// Only the pair changes, and with the mirror image the attackers' ranks, through tables:
     /// a few lookups instead of a full encode. New placements symmetric on both sides are
-    /// answered too: their entry stands for the position alone (its mirror image has its own),
-    /// which a caller listing predecessors must add ([`crate::Position::defenders_symmetric`]).
+    /// answered too: their entry stands for the position alone (its mirror image has its own;
+    /// predecessors are listed through [`Indexer::moved_defender_unless_symmetric`]).
     /// `None` when the shortcut does not apply: a point outside the defenders' domain, or a
     /// mirror image through a group too large for a mirror table.
     #[inline]
@@ -766,11 +766,26 @@ impl Indexer {
         from: Square,
         to: Square,
     ) -> Option<(u64, bool)> {
-        let (pair, mirrored) = self.stepped_pair(at, color, from, to)?;
+        let (pair, mirrored) = self.stepped_pair(at, color, from, to, true)?;
         self.in_pair(pair, mirrored, at.others)
     }
 
-    /// [`Indexer::moved_defender`] through `cache`, which remembers each step's new pair for
+    /// [`Indexer::moved_defender`], declining new placements symmetric on both sides: for
+    /// listing predecessors, where such a parent of a folded entry comes with its mirror image's
+    /// entry (the general path lists both).
+    #[inline]
+    pub fn moved_defender_unless_symmetric(
+        &self,
+        at: &Split,
+        color: Color,
+        from: Square,
+        to: Square,
+    ) -> Option<(u64, bool)> {
+        let (pair, mirrored) = self.stepped_pair(at, color, from, to, false)?;
+        self.in_pair(pair, mirrored, at.others)
+    }
+
+    /// [`Indexer::moved_defender_unless_symmetric`] through `cache`, which remembers each step's new pair for
     /// the defenders of the last pair asked about: a scan's consecutive entries mostly share
     /// their pair, and with it all but the attackers' part of the answer. A cache serves one
     /// indexer.
@@ -798,7 +813,7 @@ impl Indexer {
         }
         let slot = &mut cache.slots[key];
         if slot.0 != defenders {
-            let step = self.stepped_pair(at, color, from, to);
+            let step = self.stepped_pair(at, color, from, to, false);
             *slot = (
                 defenders,
                 step.map_or(StepCache::NONE, |(pair, mirrored)| {
@@ -843,6 +858,7 @@ impl Indexer {
         color: Color,
         from: Square,
         to: Square,
+        symmetric: bool,
     ) -> Option<(u64, bool)> {
         let (r, b) = (at.red, at.black);
         let d = &self.defenders[color.index()];
@@ -854,6 +870,9 @@ impl Indexer {
             self.defenders[1].mirror[b as usize],
         );
         // Placements symmetric on both sides are numbered as they stand (never mirrored).
+        if r == mr && b == mb && !symmetric {
+            return None;
+        }
         let mirrored = r > mr || (r == mr && b > mb);
         let (r, b) = if mirrored { (mr, mb) } else { (r, b) };
         let pair = self.pair_start[self.red_canon_pos[r as usize] as usize]

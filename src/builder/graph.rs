@@ -246,17 +246,15 @@ impl Graph {
                 emit(parent);
                 continue;
             }
-            // A defender's retro move changes only the pair (and, if the parent is numbered
-            // through its mirror image, the attackers' ranks): table lookups. An unfolded child
-            // counts a parent only as its entry decodes (see above), so a mirrored one is
-            // skipped. A folded child's parent whose defenders may be symmetric on both sides
-            // (both kings on the middle file) takes the general path below: it may have a
-            // mirror image with an entry of its own.
+            // A defender's retro move to a parent whose defenders are not symmetric on both
+            // sides changes only the pair (and, if the parent is numbered through its mirror
+            // image, the attackers' ranks): table lookups. An unfolded child counts a parent
+            // only as its entry decodes (see above), so a mirrored one is skipped.
             let defender = matches!(
                 Role::from_u8(code & 7),
                 Some(Role::King | Role::Advisor | Role::Elephant)
             );
-            if defender && (child_unfolded || !kings_on_middle_file(child, m)) {
+            if defender {
                 let at = split.get_or_insert_with(|| match steps.as_deref_mut() {
                     Some(cache) => self.indexer.split_cached(cache, index),
                     None => self.indexer.split(index),
@@ -265,7 +263,9 @@ impl Graph {
                     Some(cache) => self
                         .indexer
                         .moved_defender_cached(cache, at, side, m.to, m.from),
-                    None => self.indexer.moved_defender(at, side, m.to, m.from),
+                    None => self
+                        .indexer
+                        .moved_defender_unless_symmetric(at, side, m.to, m.from),
                 });
                 if let Some((parent, mirrored)) = parent {
                     if !(child_unfolded && mirrored) {
@@ -294,16 +294,4 @@ impl Graph {
         }
         Ok(())
     }
-}
-
-/// Are both kings on the middle file in the position `child` is reached from by the retro move
-/// `m` (the only placements whose defenders can be mirror-symmetric)?
-#[inline]
-fn kings_on_middle_file(child: &Position, m: crate::position::Move) -> bool {
-    Color::ALL.into_iter().all(|c| {
-        child
-            .king(c)
-            .map(|k| if k == m.to { m.from } else { k })
-            .is_some_and(|k| k.file() == 4)
-    })
 }
