@@ -755,7 +755,7 @@ impl Indexer {
     /// Only the pair changes, and with the mirror image the attackers' ranks, through tables:
     /// a few lookups instead of a full encode. New placements symmetric on both sides are
     /// answered too: their entry stands for the position alone (its mirror image has its own;
-    /// predecessors are listed through [`Indexer::moved_defender_unless_symmetric`]).
+    /// predecessors are listed through [`Indexer::defender_parent`]).
     /// `None` when the shortcut does not apply: a point outside the defenders' domain, or a
     /// mirror image through a group too large for a mirror table.
     #[inline]
@@ -770,34 +770,25 @@ impl Indexer {
         self.in_pair(pair, mirrored, at.others)
     }
 
-    /// [`Indexer::moved_defender`], declining new placements symmetric on both sides: for
-    /// listing predecessors, where such a parent of a folded entry comes with its mirror image's
-    /// entry (the general path lists both).
+    /// For listing predecessors: [`Indexer::moved_defender`], declining new placements
+    /// symmetric on both sides (such a parent of a folded entry comes with its mirror image's
+    /// entry: the general path lists both). Through `cache` if given, which remembers each
+    /// step's new pair for the defenders of the last pair asked about: a scan's consecutive
+    /// entries mostly share their pair, and with it all but the attackers' part of the answer.
+    /// A cache serves one indexer.
     #[inline]
-    pub fn moved_defender_unless_symmetric(
+    pub fn defender_parent(
         &self,
+        cache: Option<&mut StepCache>,
         at: &Split,
         color: Color,
         from: Square,
         to: Square,
     ) -> Option<(u64, bool)> {
-        let (pair, mirrored) = self.stepped_pair(at, color, from, to, false)?;
-        self.in_pair(pair, mirrored, at.others)
-    }
-
-    /// [`Indexer::moved_defender_unless_symmetric`] through `cache`, which remembers each step's new pair for
-    /// the defenders of the last pair asked about: a scan's consecutive entries mostly share
-    /// their pair, and with it all but the attackers' part of the answer. A cache serves one
-    /// indexer.
-    #[inline]
-    pub fn moved_defender_cached(
-        &self,
-        cache: &mut StepCache,
-        at: &Split,
-        color: Color,
-        from: Square,
-        to: Square,
-    ) -> Option<(u64, bool)> {
+        let Some(cache) = cache else {
+            let (pair, mirrored) = self.stepped_pair(at, color, from, to, false)?;
+            return self.in_pair(pair, mirrored, at.others);
+        };
         debug_assert!(cache
             .owner
             .is_none_or(|o| o == self as *const Indexer as usize));
@@ -1083,7 +1074,7 @@ impl<'a> Decoder<'a> {
     }
 }
 
-/// Where defender steps lead ([`Indexer::moved_defender_cached`]).
+/// Where defender steps lead ([`Indexer::defender_parent`]).
 pub struct StepCache {
     /// Per side, from-point and step direction (empty until the first look-up): the defenders (`red << 32 | black` placement
     /// numbers; `u64::MAX`: none yet) the answer is for, and the answer: [`StepCache::NONE`],

@@ -196,8 +196,8 @@ fn moved_defender_agrees_with_encode() {
             );
             let fast = ix.moved_defender(&at, p.turn(), mv.from, mv.to);
             assert_eq!(fast, Some(full), "{m} {i} {mv}");
-            let retro = ix.moved_defender_unless_symmetric(&at, p.turn(), mv.from, mv.to);
-            let cached = ix.moved_defender_cached(&mut cache, &at, p.turn(), mv.from, mv.to);
+            let retro = ix.defender_parent(None, &at, p.turn(), mv.from, mv.to);
+            let cached = ix.defender_parent(Some(&mut cache), &at, p.turn(), mv.from, mv.to);
             assert_eq!(cached, retro, "{m} {i} {mv}: cached");
             let sym = q.defenders_symmetric();
             assert_eq!(

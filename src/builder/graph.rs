@@ -210,7 +210,7 @@ impl Graph {
     }
 
     /// [`Graph::predecessors`], defender steps looked up through `steps` if given (a scan's
-    /// cache, kept across its entries: [`Indexer::moved_defender_cached`]).
+    /// cache, kept across its entries: [`Indexer::defender_parent`]).
     #[inline]
     pub fn predecessors_with(
         &self,
@@ -259,13 +259,9 @@ impl Graph {
                     Some(cache) => self.indexer.split_cached(cache, index),
                     None => self.indexer.split(index),
                 });
-                let parent = at.as_ref().and_then(|at| match steps.as_deref_mut() {
-                    Some(cache) => self
-                        .indexer
-                        .moved_defender_cached(cache, at, side, m.to, m.from),
-                    None => self
-                        .indexer
-                        .moved_defender_unless_symmetric(at, side, m.to, m.from),
+                let parent = at.as_ref().and_then(|at| {
+                    self.indexer
+                        .defender_parent(steps.as_deref_mut(), at, side, m.to, m.from)
                 });
                 if let Some((parent, mirrored)) = parent {
                     if !(child_unfolded && mirrored) {
