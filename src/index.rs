@@ -841,7 +841,8 @@ impl Indexer {
     }
 
     /// The pair [`Indexer::moved_defender`] leads to, and whether its entry is numbered
-    /// through the mirror image.
+    /// through the mirror image; new placements symmetric on both sides only if `symmetric`
+    /// (else `None`).
     #[inline]
     fn stepped_pair(
         &self,
@@ -860,7 +861,8 @@ impl Indexer {
             self.defenders[0].mirror[r as usize],
             self.defenders[1].mirror[b as usize],
         );
-        // Placements symmetric on both sides are numbered as they stand (never mirrored).
+        // Placements symmetric on both sides are numbered as they stand (never mirrored); a
+        // predecessor there may come with its mirror image's entry, which the caller lists.
         if r == mr && b == mb && !symmetric {
             return None;
         }

@@ -511,8 +511,8 @@ impl Position {
     /// Each piece's quiet targets are found as a set of points. Out of check, the moves of a
     /// piece off the points where leaving exposes the king to points where arriving cannot
     /// (`SafetyFilter::exposed`) are counted at once (a popcount: the legality filter's
-    /// clearly safe moves), and in check only
-    /// the moves to or from an escape point are tested; the rest one by one as before. (Children
+    /// clearly safe moves), and in check only the moves to or from an escape point are
+    /// tested; the rest one by one as before. (Children
     /// counting calls this for most entries of a large table: a tenth of KRCKR's build when
     /// every move was listed and filtered.)
     pub fn count_legal_quiet(&mut self) -> usize {
