@@ -78,10 +78,11 @@ pub fn plan(
             total: budget,
         });
     }
-    // One chunk while updates are applied (read from and written to its file in place, no
-    // file image beside it); the workers' gathering buffers and the staging buffer while a
-    // frontier is scanned.
-    let chunk = chunk_bytes(chunk_len);
+    // Two chunks: initialisation fills both sides' chunks of a range at once (one decode
+    // serves both); later passes hold one while updates are applied (read from and written to
+    // its file in place, no file image beside it). The workers' gathering buffers and the
+    // staging buffer while a frontier is scanned.
+    let chunk = 2 * chunk_bytes(chunk_len);
     let filter_needed = if rule_bitmaps > 0 { 2 * bitmap } else { 0 };
     let fixed = 4 * bitmap + chunk + workers + RESERVE + subs_min + rules + filter_needed;
     let needed = fixed + MIN_UPDATE_BUFFER;
@@ -213,24 +214,23 @@ mod tests {
     #[test]
     fn streaming_shortens_chunks_to_keep_the_unresolved_filter() {
         // KRNKAABB at 60 MiB with two threads and four supporting tables: with chunks of 2^20
-        // the filter does not fit (four bitmaps of 6.45 MB, a 4 MiB chunk, 8 MiB of block
-        // caches, the reserve and the smallest update buffer leave 11.4 MB of the 12.9 it
-        // needs), with 2^19 it does.
+        // the filter does not fit (four bitmaps of 6.45 MB, two 4 MiB chunks, 8 MiB of block
+        // caches, the reserve and the smallest update buffer leave too little of the 12.9 MB
+        // it needs), nor with 2^19; with 2^18 it does.
         let n = 51_613_200;
         let subs = [44_340_444, 71_286_141, 1_560_294, 1_638_612];
         let long = plan(60 * M, n, 1 << 20, &subs, 2, false, 0).unwrap();
         assert!(!long.resident && !long.unresolved_filter);
         let (len, p) =
             plan_chunks(60 * M, n, (1 << 20, MIN_STREAM_CHUNK), &subs, 2, false, 0).unwrap();
-        assert_eq!(len, 1 << 19);
+        assert_eq!(len, 1 << 18);
         assert!(p.unresolved_filter);
         assert_eq!(p, plan(60 * M, n, len, &subs, 2, false, 0).unwrap());
-        // At 64 MiB the 2^20 chunks keep it.
-        assert!(
-            plan(64 * M, n, 1 << 20, &subs, 2, false, 0)
-                .unwrap()
-                .unresolved_filter
-        );
+        // At 64 MiB chunks of 2^19 keep it.
+        let (len, p) =
+            plan_chunks(64 * M, n, (1 << 20, MIN_STREAM_CHUNK), &subs, 2, false, 0).unwrap();
+        assert_eq!(len, 1 << 19);
+        assert!(p.unresolved_filter);
         // A resumed build's chunks stay as its checkpoint has them.
         let (len, p) = plan_chunks(60 * M, n, (1 << 20, 1 << 20), &subs, 2, false, 0).unwrap();
         assert_eq!((len, p), (1 << 20, long));
