@@ -213,10 +213,12 @@ mod tests {
 
     #[test]
     fn streaming_shortens_chunks_to_keep_the_unresolved_filter() {
-        // KRNKAABB at 60 MiB with two threads and four supporting tables: with chunks of 2^20
-        // the filter does not fit (four bitmaps of 6.45 MB, two 4 MiB chunks, 8 MiB of block
-        // caches, the reserve and the smallest update buffer leave too little of the 12.9 MB
-        // it needs), nor with 2^19; with 2^18 it does.
+        // KRNKAABB with two threads and four supporting tables, by hand: a bitmap is
+        // 6,451,656 bytes; four of them, the workers' 524,288, the 8 MiB reserve, four 2 MiB
+        // block caches and the 4 MiB smallest update buffer take 47,302,432 bytes, plus two
+        // chunks of 4 bytes an entry. The filter needs two more bitmaps, 12,903,312 bytes, so
+        // the chunk length `cl` must satisfy 8 · cl ≤ budget − 60,205,744: cl ≤ 338,602 at
+        // 60 MiB (2^18, not 2^19), cl ≤ 862,890 at 64 MiB (2^19, not 2^20).
         let n = 51_613_200;
         let subs = [44_340_444, 71_286_141, 1_560_294, 1_638_612];
         let long = plan(60 * M, n, 1 << 20, &subs, 2, false, 0).unwrap();
@@ -226,7 +228,11 @@ mod tests {
         assert_eq!(len, 1 << 18);
         assert!(p.unresolved_filter);
         assert_eq!(p, plan(60 * M, n, len, &subs, 2, false, 0).unwrap());
-        // At 64 MiB chunks of 2^19 keep it.
+        assert!(
+            !plan(64 * M, n, 1 << 20, &subs, 2, false, 0)
+                .unwrap()
+                .unresolved_filter
+        );
         let (len, p) =
             plan_chunks(64 * M, n, (1 << 20, MIN_STREAM_CHUNK), &subs, 2, false, 0).unwrap();
         assert_eq!(len, 1 << 19);
