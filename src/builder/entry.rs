@@ -254,6 +254,20 @@ impl Bitmap {
         self.words[w].load(Relaxed)
     }
 
+    /// [`Bitmap::word`], without reading a group its summary has not noted (0 there). Reading
+    /// a page never written maps the system's shared zero page, and the first write to it then
+    /// takes a second fault that copies the page and flushes every core's TLB: a bitmap read
+    /// before it is written (the patterns' memo) should read through this.
+    #[inline]
+    pub fn word_if_noted(&self, w: usize) -> u64 {
+        match &self.groups {
+            Some(g) if g[w / GROUP_WORDS / 64].load(Relaxed) >> (w / GROUP_WORDS % 64) & 1 == 0 => {
+                0
+            }
+            _ => self.words[w].load(Relaxed),
+        }
+    }
+
     /// Sets or clears bits `64 w …` to `bits`, a whole word (one writer per word).
     #[inline]
     pub fn store_word(&self, w: usize, bits: u64) {
@@ -268,8 +282,8 @@ impl Bitmap {
     pub fn or_word(&self, w: usize, bits: u64) {
         if bits != 0 {
             self.touch(w);
+            self.words[w].fetch_or(bits, Relaxed);
         }
-        self.words[w].fetch_or(bits, Relaxed);
     }
 
     /// Set bits among indices `start … start + len` (`start` a multiple of 64).

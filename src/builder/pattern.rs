@@ -193,7 +193,7 @@ impl Memo {
     fn get_or(&self, v: Vx, f: impl FnOnce() -> bool) -> bool {
         let i = 2 * (v.index as usize * self.slots + v.slot as usize);
         let (w, shift) = (i / 64, i % 64);
-        let bits = self.bits.word(w) >> shift & 3;
+        let bits = self.bits.word_if_noted(w) >> shift & 3;
         if bits & 1 != 0 {
             return bits & 2 != 0;
         }

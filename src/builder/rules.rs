@@ -195,10 +195,11 @@ impl RuleState {
                     let rescan =
                         if full { u64::MAX } else { dirty.word(w) } & keep & !drawn.word(w);
                     // At most 16 targets: a king and 15 numbered pieces (no allocation here).
-                    let mut new = [0u64; 1 + MAX_NUMBERED];
+                    let mut old = [0u64; 1 + MAX_NUMBERED];
                     for (slot, (_, b)) in cands.iter().enumerate() {
-                        new[slot] = b.word(w) & keep & !rescan;
+                        old[slot] = b.word(w);
                     }
+                    let mut new = old.map(|bits| bits & keep & !rescan);
                     let mut bits = rescan;
                     while bits != 0 {
                         let k = bits.trailing_zeros();
@@ -212,8 +213,12 @@ impl RuleState {
                             new[slot] |= ((hits >> bit & 1) as u64) << k;
                         }
                     }
-                    for ((_, b), word) in cands.iter().zip(new) {
-                        b.store_word(w, word);
+                    // Unchanged words are not written: zeros stored into a page never written
+                    // would make the system copy the zero page (see `Bitmap::word_if_noted`).
+                    for ((_, b), (word, was)) in cands.iter().zip(new.into_iter().zip(old)) {
+                        if word != was {
+                            b.store_word(w, word);
+                        }
                     }
                 }
                 progress.advance(WINDOW as u64);

@@ -49,18 +49,20 @@ pub fn write_table(
     let mut sides = [SideStats::default(); 2];
     let mut hists = [Histogram::new(), Histogram::new()];
     progress.start(&format!("{} write", work.material), 2 * layout.entries());
+    // One buffer serves every chunk: a fresh one per chunk (megabytes) was mapped, faulted in
+    // page by page and unmapped each time.
+    let mut codes: Vec<u32> = Vec::new();
     for side in Color::ALL {
         for c in 0..layout.chunks() {
             let base = layout.base(c);
-            let codes: Vec<u32> = work.with_chunk(side, c, |chunk| {
-                chunk
-                    .entries
-                    .par_iter()
-                    .map(|e| match entry::value(e.load(Relaxed)) {
+            codes.clear();
+            work.with_chunk(side, c, |chunk| {
+                codes.par_extend(chunk.entries.par_iter().map(|e| {
+                    match entry::value(e.load(Relaxed)) {
                         None => CODE_NONE,
                         Some(v) => v.code(),
-                    })
-                    .collect()
+                    }
+                }))
             })?;
             let (st, hist) = codes
                 .par_chunks(WINDOW)

@@ -36,12 +36,48 @@ const MAX_COMPRESSORS: usize = 2;
 /// compressing and one filling).
 const BATCH_BLOCKS: usize = 2 * MAX_COMPRESSORS;
 
+/// A compressing thread's zstd contexts (WDL, distances) and buffers, made once and reused for
+/// every block: a new context per block cost an allocation and set-up of megabytes each time,
+/// and fresh buffers of a block's size (over glibc's mmap threshold) were mapped and unmapped
+/// for every block, each unmap taking the process's memory-map lock from the building threads'
+/// page faults and flushing every core's TLB (`perf sched`: 0.6 s of KRNKABB's 6.5 s blocked
+/// in `munmap`, most of them the writer's).
+struct Scratch {
+    wdl: zstd::bulk::Compressor<'static>,
+    dtc: zstd::bulk::Compressor<'static>,
+    /// A block's content before compression.
+    packed: Vec<u8>,
+    /// Its compressed bytes, before they are copied out at their length.
+    out: Vec<u8>,
+}
+
+impl Scratch {
+    fn new() -> Scratch {
+        let context = |level| zstd::bulk::Compressor::new(level).expect("a zstd context");
+        Scratch {
+            wdl: context(WDL_LEVEL),
+            dtc: context(DTC_LEVEL),
+            packed: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+
+    /// The compressed form of `self.packed`, with the WDL or the distances context.
+    fn compress(&mut self, wdl: bool) -> Vec<u8> {
+        self.out.clear();
+        self.out
+            .reserve(zstd::zstd_safe::compress_bound(self.packed.len()));
+        let context = if wdl { &mut self.wdl } else { &mut self.dtc };
+        context
+            .compress_to_buffer(&self.packed, &mut self.out)
+            .expect("zstd compression of a buffer");
+        self.out.clone()
+    }
+}
+
 thread_local! {
-    /// Each compressing thread's zstd contexts (WDL, distances), made once and reused for every
-    /// block: a new context per block cost an allocation and set-up of megabytes each time.
-    /// They go with the writer's threads.
-    static COMPRESSORS: std::cell::RefCell<Option<(zstd::bulk::Compressor<'static>, zstd::bulk::Compressor<'static>)>> =
-        const { std::cell::RefCell::new(None) };
+    /// Each compressing thread's [`Scratch`]; they go with the writer's threads.
+    static SCRATCH: std::cell::RefCell<Option<Scratch>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Compresses a batch of entries' symbols, block by block in parallel (on the calling pool):
@@ -51,19 +87,12 @@ fn compress_blocks(wdl: &[u8], dtc: &[u16]) -> Vec<(Vec<u8>, Vec<u8>)> {
     wdl.par_chunks(be)
         .zip(dtc.par_chunks(be))
         .map(|(w, d)| {
-            COMPRESSORS.with_borrow_mut(|c| {
-                let (wc, dc) = c.get_or_insert_with(|| {
-                    (
-                        zstd::bulk::Compressor::new(WDL_LEVEL).expect("a zstd context"),
-                        zstd::bulk::Compressor::new(DTC_LEVEL).expect("a zstd context"),
-                    )
-                });
-                let wz = wc
-                    .compress(&pack_wdl(w))
-                    .expect("zstd compression of a buffer");
-                let dz = dc
-                    .compress(&pack_symbols(d))
-                    .expect("zstd compression of a buffer");
+            SCRATCH.with_borrow_mut(|s| {
+                let s = s.get_or_insert_with(Scratch::new);
+                pack_wdl(w, &mut s.packed);
+                let wz = s.compress(true);
+                pack_symbols(d, &mut s.packed);
+                let dz = s.compress(false);
                 (wz, dz)
             })
         })
@@ -111,7 +140,16 @@ pub struct TableWriter {
     /// The threads that compress (at most [`MAX_COMPRESSORS`]).
     pool: rayon::ThreadPool,
     /// The batches they are compressing, oldest first ([`TableWriter::compress`]).
-    pending: std::collections::VecDeque<std::sync::mpsc::Receiver<Vec<(Vec<u8>, Vec<u8>)>>>,
+    pending: std::collections::VecDeque<std::sync::mpsc::Receiver<Batch>>,
+    /// Symbol buffers of batches already stored, for the next batches (megabytes each: fresh
+    /// ones were mapped and unmapped for every batch, see [`Scratch`]).
+    spare: Vec<(Vec<u8>, Vec<u16>)>,
+}
+
+/// A batch's compressed blocks (WDL, distances), in order, and the symbol buffers it came from.
+struct Batch {
+    blocks: Vec<(Vec<u8>, Vec<u8>)>,
+    symbols: (Vec<u8>, Vec<u16>),
 }
 
 impl Drop for TableWriter {
@@ -162,6 +200,7 @@ impl TableWriter {
             done: false,
             pool,
             pending: Default::default(),
+            spare: Vec::new(),
         })
     }
 
@@ -239,12 +278,19 @@ impl TableWriter {
     /// the compressing threads waited for every conversion and for a batch's slowest block
     /// (`perf`: 85 % of two threads busy in KRNKAABB's write; 2.96/3.04 → 2.61/2.74 s).
     fn compress(&mut self, n: usize) -> Result<(), TableError> {
-        let wdl: Vec<u8> = self.wdl.drain(..n).collect();
-        let dtc: Vec<u16> = self.dtc.drain(..n).collect();
+        let (mut wdl, mut dtc) = self.spare.pop().unwrap_or_default();
+        wdl.clear();
+        wdl.extend(self.wdl.drain(..n));
+        dtc.clear();
+        dtc.extend(self.dtc.drain(..n));
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         self.pool.spawn(move || {
+            let blocks = compress_blocks(&wdl, &dtc);
             // The receiver is gone only if the write was abandoned: nothing to store then.
-            let _ = tx.send(compress_blocks(&wdl, &dtc));
+            let _ = tx.send(Batch {
+                blocks,
+                symbols: (wdl, dtc),
+            });
         });
         self.pending.push_back(rx);
         // With one thread asked for, one works at a time: the batch is stored at once.
@@ -264,11 +310,12 @@ impl TableWriter {
         let Some(rx) = self.pending.pop_front() else {
             return Ok(());
         };
-        let blocks = rx.recv().map_err(|_| {
+        let Batch { blocks, symbols } = rx.recv().map_err(|_| {
             TableError::io(&self.tmp_path)(std::io::Error::other(
                 "a compressing thread stopped before its blocks were done",
             ))
         })?;
+        self.spare.push(symbols);
         for (wz, dz) in blocks {
             self.dtc_index
                 .push((self.offset, dz.len() as u32, crc32fast::hash(&dz)));
@@ -372,20 +419,22 @@ impl TableWriter {
     }
 }
 
-/// A WDL block's content: four entries a byte, two bits each, entry `k` in bits `2 (k % 4)` of
-/// byte `k / 4`; unused bits of the last byte zero.
-fn pack_wdl(w: &[u8]) -> Vec<u8> {
-    w.chunks(4)
-        .map(|q| q.iter().rev().fold(0u8, |b, &x| b << 2 | x))
-        .collect()
+/// A WDL block's content, into `raw`: four entries a byte, two bits each, entry `k` in bits
+/// `2 (k % 4)` of byte `k / 4`; unused bits of the last byte zero.
+fn pack_wdl(w: &[u8], raw: &mut Vec<u8>) {
+    raw.clear();
+    raw.extend(
+        w.chunks(4)
+            .map(|q| q.iter().rev().fold(0u8, |b, &x| b << 2 | x)),
+    );
 }
 
-/// A distance block's content: a width byte (4, 8 or 16 bits a symbol, the least that holds the
-/// block's largest symbol), then the symbols: two a byte (low nibble first), one a byte, or
-/// little-endian `u16`.
-fn pack_symbols(d: &[u16]) -> Vec<u8> {
+/// A distance block's content, into `raw`: a width byte (4, 8 or 16 bits a symbol, the least
+/// that holds the block's largest symbol), then the symbols: two a byte (low nibble first), one
+/// a byte, or little-endian `u16`.
+fn pack_symbols(d: &[u16], raw: &mut Vec<u8>) {
     let max = d.iter().copied().max().unwrap_or(0);
-    let mut raw = Vec::with_capacity(1 + 2 * d.len());
+    raw.clear();
     if max < 16 {
         raw.push(4);
         raw.extend(
@@ -399,5 +448,4 @@ fn pack_symbols(d: &[u16]) -> Vec<u8> {
         raw.push(16);
         raw.extend(d.iter().flat_map(|s| s.to_le_bytes()));
     }
-    raw
 }
