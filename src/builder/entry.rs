@@ -140,6 +140,12 @@ pub struct Bitmap {
 /// Words per group of a bitmap's summary (4096 bits: a pass framework window).
 const GROUP_WORDS: usize = 64;
 
+/// Where word `w`'s group is noted in a summary: the summary word and the bit in it.
+#[inline]
+fn group_bit(w: usize) -> (usize, u64) {
+    (w / GROUP_WORDS / 64, 1 << (w / GROUP_WORDS % 64))
+}
+
 /// Zeroed atomic words, straight from the system's zeroed pages.
 fn zeroed_words(n: usize) -> Vec<AtomicU64> {
     let mut zeros = std::mem::ManuallyDrop::new(vec![0u64; n]);
@@ -174,7 +180,7 @@ impl Bitmap {
     #[inline]
     fn touch(&self, w: usize) {
         if let Some(g) = &self.groups {
-            let (k, bit) = (w / GROUP_WORDS / 64, 1u64 << (w / GROUP_WORDS % 64));
+            let (k, bit) = group_bit(w);
             // Read first: the word is shared by every thread and mostly already set.
             if g[k].load(Relaxed) & bit == 0 {
                 g[k].fetch_or(bit, Relaxed);
@@ -261,9 +267,7 @@ impl Bitmap {
     #[inline]
     pub fn word_if_noted(&self, w: usize) -> u64 {
         match &self.groups {
-            Some(g) if g[w / GROUP_WORDS / 64].load(Relaxed) >> (w / GROUP_WORDS % 64) & 1 == 0 => {
-                0
-            }
+            Some(g) if g[group_bit(w).0].load(Relaxed) & group_bit(w).1 == 0 => 0,
             _ => self.words[w].load(Relaxed),
         }
     }
@@ -482,6 +486,11 @@ mod tests {
             for start in (0..n).step_by(4096) {
                 let len = (n - start).min(4096) as usize;
                 assert_eq!(summed.count(start, len), plain.count(start, len));
+            }
+            for w in 0..plain.words() {
+                let bits = plain.word(w);
+                assert_eq!(summed.word_if_noted(w), bits, "word {w}");
+                assert_eq!(plain.word_if_noted(w), bits, "word {w}");
             }
             if round % 7 == 6 {
                 plain.clear_all();
