@@ -11,7 +11,6 @@ use crate::position::{Move, Position};
 use crate::qstring::{parse_qstring, to_qstring};
 use crate::table::{file_name, wdl_outcome, TableError};
 use crate::tablebase::{LineEnd, MoveValue, ProbeError, Tablebase};
-use crate::value::Value;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -411,7 +410,7 @@ pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, Pro
         } else {
             PawnTally::new()
         };
-        let longest = first_longest_wins(tb, &t, side, &hist)?;
+        let longest = first_longest_wins(&t, side, &hist);
         let decode =
             |order: u16, (distance, index): (u16, u64)| -> Result<LongestWin, ProbeError> {
                 let pos = t.indexer().decode(index, turn).ok_or_else(|| {
@@ -476,70 +475,26 @@ pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, Pro
     Ok(stats)
 }
 
-/// Per order, the longest win of `side` (from its histogram) and the smallest index holding
-/// it. A win's stored distance may be a stand-in (a win at once stores none, format 3 §5), so
-/// each candidate is resolved before it counts; blocks are searched in parallel.
+/// Per order, the longest win of `side` (from its histogram) and the smallest index holding it
+/// (from the value table, which keeps each value's first index: a derived side stores no
+/// distances to search, `formats/table.md` §5).
 fn first_longest_wins(
-    tb: &Tablebase,
     t: &crate::tablebase::OpenTable,
     side: usize,
     hist: &crate::table::Histogram,
-) -> Result<BTreeMap<u16, (u16, u64)>, ProbeError> {
-    use rayon::prelude::*;
-    let mut target: BTreeMap<u16, u16> = BTreeMap::new();
+) -> BTreeMap<u16, (u16, u64)> {
+    let firsts = t.file.firsts(side);
+    let mut longest: BTreeMap<u16, (u16, u64)> = BTreeMap::new();
     for &(order, distance) in hist.keys().filter(|(_, d)| d % 2 == 1) {
-        let e = target.entry(order).or_insert(distance);
-        *e = (*e).max(distance);
+        let Some(&index) = firsts.get(&(order, distance)) else {
+            continue;
+        };
+        let e = longest.entry(order).or_insert((distance, index));
+        if distance > e.0 {
+            *e = (distance, index);
+        }
     }
-    let h = t.file.header();
-    let be = h.block_entries as u64;
-    let turn = Color::ALL[side];
-    let at_once_target = target.get(&0) == Some(&1);
-    let found = (0..h.blocks_per_side())
-        .into_par_iter()
-        .map(|block| -> Result<BTreeMap<u16, u64>, ProbeError> {
-            let mut first = BTreeMap::new();
-            for (k, &code) in t.file.read_stored(side, block)?.iter().enumerate() {
-                let Some(stored @ Value::Decided { order, distance }) = Value::from_code(code)
-                else {
-                    continue;
-                };
-                let candidate =
-                    distance % 2 == 1 && (target.get(&order) == Some(&distance) || at_once_target);
-                if !candidate {
-                    continue;
-                }
-                let index = block * be + k as u64;
-                let pos = t
-                    .indexer()
-                    .decode(index, turn)
-                    .expect("a legal entry decodes");
-                let v = crate::table::resolve(stored, || tb.wins_at_once(&pos), || true)?;
-                if let Value::Decided { order, distance } = v {
-                    if target.get(&order) == Some(&distance) {
-                        first.entry(order).or_insert(index);
-                        if first.len() == target.len() {
-                            break;
-                        }
-                    }
-                }
-            }
-            Ok(first)
-        })
-        .try_reduce(BTreeMap::new, |a, b| Ok(merge_first(a, b)))?;
-    Ok(found
-        .into_iter()
-        .map(|(o, i)| (o, (target[&o], i)))
-        .collect())
-}
-
-/// Per order, the smaller of two blocks' first indices.
-fn merge_first(mut a: BTreeMap<u16, u64>, b: BTreeMap<u16, u64>) -> BTreeMap<u16, u64> {
-    for (o, i) in b {
-        let e = a.entry(o).or_insert(i);
-        *e = (*e).min(i);
-    }
-    a
+    longest
 }
 
 /// Every order with decided positions, from the histograms and longest wins of both sides.
@@ -695,26 +650,4 @@ pub fn best_moves(result: &ProbeResult) -> Vec<&str> {
 /// The move `ucci` if it is legal in `pos`.
 pub fn legal_move(pos: &Position, ucci: &str) -> Option<Move> {
     Move::parse(ucci).filter(|m| pos.legal_moves().contains(m))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::merge_first;
-
-    #[test]
-    fn merging_blocks_keeps_the_smallest_index_per_order_in_any_order() {
-        let m = |v: &[(u16, u64)]| -> std::collections::BTreeMap<u16, u64> {
-            v.iter().copied().collect()
-        };
-        let (a, b, c) = (m(&[(0, 40), (1, 5)]), m(&[(0, 12), (2, 99)]), m(&[(1, 4)]));
-        for got in [
-            merge_first(merge_first(a.clone(), b.clone()), c.clone()),
-            merge_first(c.clone(), merge_first(b.clone(), a.clone())),
-        ] {
-            assert_eq!(
-                got.into_iter().collect::<Vec<_>>(),
-                [(0, 12), (1, 4), (2, 99)]
-            );
-        }
-    }
 }

@@ -232,7 +232,50 @@ impl Tablebase {
     /// smaller table, which must be present).
     pub fn probe_dtc(&self, pos: &Position) -> Result<Value, ProbeError> {
         let stored = self.locate(pos, |t, side, index| t.file.stored_legal(side, index))?;
-        crate::table::resolve(stored, || self.wins_at_once(pos), || pos.has_legal_quiet())
+        self.resolve(pos, stored)
+    }
+
+    /// A legal position's value from what its entry stores ([`crate::table::resolve`]).
+    fn resolve(&self, pos: &Position, stored: Value) -> Result<Value, ProbeError> {
+        crate::table::resolve(
+            stored,
+            || self.wins_at_once(pos),
+            || pos.has_legal_quiet(),
+            || self.derive(pos, stored.outcome()),
+        )
+    }
+
+    /// The value of a legal position of a derived side (`formats/table.md` §5) whose outcome
+    /// is `outcome`: the best value its moves give the mover (Fang's Definition 9). A win
+    /// looks only at the moves into lost positions (a capture among them wins at once), a loss
+    /// only at its quiet moves (a capture into a won position gives the least loss, `(0, 0)`).
+    /// The quiet moves reach the other side of the same table, whose values are stored.
+    pub fn derive(&self, pos: &Position, outcome: Outcome) -> Result<Value, ProbeError> {
+        let mut best: Option<Value> = None;
+        for mv in pos.legal_moves() {
+            let capture = pos.is_capture(mv);
+            if capture && outcome == Outcome::Loss {
+                continue;
+            }
+            let mut child = pos.clone();
+            child.play(mv);
+            if outcome == Outcome::Win && self.probe_wdl(&child)? != Outcome::Loss {
+                continue;
+            }
+            if capture {
+                return Ok(crate::table::WIN_AT_ONCE);
+            }
+            let value = MoveValue {
+                mv,
+                capture,
+                value: self.probe_dtc(&child)?,
+            }
+            .for_mover();
+            if best.is_none_or(|b| value.rank() > b.rank()) {
+                best = Some(value);
+            }
+        }
+        Ok(best.unwrap_or(crate::table::LOST_AT_ONCE))
     }
 
     /// The values of one block of a table's entries, in index order, as [`Value::code`]s
@@ -256,12 +299,7 @@ impl Tablebase {
                 .indexer()
                 .decode(index, crate::piece::Color::ALL[side])
                 .expect("a legal entry decodes");
-            *c = crate::table::resolve(
-                stored,
-                || self.wins_at_once(&pos),
-                || pos.has_legal_quiet(),
-            )?
-            .code();
+            *c = self.resolve(&pos, stored)?.code();
         }
         Ok(codes)
     }

@@ -53,6 +53,10 @@ pub enum Value {
 
 /// Largest order a table file can hold.
 pub const MAX_ORDER: u16 = 0x3FFF;
+/// The order of the stand-in values a table reader gives for the entries of a derived side
+/// whose values it finds from their moves (`formats/table.md` §5, `table::derived_stand_in`):
+/// above every real order, never a position's value.
+pub const DERIVED_ORDER: u16 = u16::MAX;
 /// Largest distance a table file can hold (the builder's working state stops a little lower).
 pub const MAX_DISTANCE: u16 = u16::MAX;
 
@@ -94,13 +98,14 @@ impl Value {
         match self {
             Value::Draw => CODE_DRAW,
             Value::Decided { order, distance } => {
-                debug_assert!(order <= MAX_ORDER);
+                debug_assert!(order <= MAX_ORDER || order == DERIVED_ORDER);
                 2 + ((order as u32) << 16 | distance as u32)
             }
         }
     }
 
-    /// Decodes a table code; `None` for [`CODE_NONE`] and for codes no value has.
+    /// Decodes a table code; `None` for [`CODE_NONE`] and for codes no value has (a stand-in of
+    /// order [`DERIVED_ORDER`] decodes).
     pub fn from_code(code: u32) -> Option<Value> {
         match code {
             CODE_NONE => None,
@@ -108,7 +113,7 @@ impl Value {
             c => {
                 let v = c - 2;
                 let order = (v >> 16) as u16;
-                (order <= MAX_ORDER).then_some(Value::Decided {
+                (order <= MAX_ORDER || order == DERIVED_ORDER).then_some(Value::Decided {
                     order,
                     distance: v as u16,
                 })

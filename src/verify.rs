@@ -21,9 +21,10 @@ use crate::piece::ByColor;
 use crate::piece::Color;
 use crate::position::Position;
 use crate::table::{
-    distance_implied, merge_histograms, resolve, side_char, Histogram, SideStats, Tally,
-    LOST_AT_ONCE, WIN_AT_ONCE,
+    distance_implied, is_stand_in, merge_tallies, resolve, side_char, Firsts, Histogram,
+    SideStats, Tally, LOST_AT_ONCE, WIN_AT_ONCE,
 };
+use crate::value::CODE_NONE;
 use crate::tablebase::{MoveValue, OpenTable, ProbeError, Tablebase};
 use crate::value::Outcome;
 use crate::value::Value;
@@ -50,6 +51,44 @@ pub struct Report {
     pub failure_count: u64,
     /// The first few failures found ([`Report::failure_count`] counts them all), sorted by FEN.
     pub failures: Vec<Failure>,
+}
+
+/// The values of a derived side's entries (`formats/table.md` §5), found from their moves once
+/// and read by the other side's checks and the orders': a [`Value::code`] of 4 bytes an entry
+/// ([`CODE_NONE`] for illegal ones) in a temporary file mapped into memory. Its pages are the
+/// file's, which the system can write out: the RAM `verify` needs stays a few bits an entry.
+struct DerivedValues {
+    side: Color,
+    map: memmap2::MmapMut,
+}
+
+impl DerivedValues {
+    fn new(side: Color, entries: u64) -> Result<DerivedValues, ProbeError> {
+        let dir = std::env::temp_dir();
+        let io = |e| ProbeError::Table(crate::table::TableError::io(&dir)(e));
+        let file = tempfile::tempfile_in(&dir).map_err(io)?;
+        file.set_len(4 * entries).map_err(io)?;
+        // Safety: the file is this process's alone (created unlinked: no other process can
+        // open, truncate or write it while it is mapped).
+        let map = unsafe { memmap2::MmapMut::map_mut(&file) }.map_err(io)?;
+        Ok(DerivedValues { side, map })
+    }
+
+    /// The value of entry `index` (a legal position's).
+    fn get(&self, index: u64) -> Value {
+        let at = 4 * index as usize;
+        let code = u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes"));
+        Value::from_code(code).unwrap_or(Value::Draw)
+    }
+
+    /// The codes of `len` entries from `first`.
+    fn block(&self, first: u64, len: usize) -> Vec<u32> {
+        let at = 4 * first as usize;
+        self.map[at..at + 4 * len]
+            .chunks_exact(4)
+            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+            .collect()
+    }
 }
 
 /// Failures kept for printing.
@@ -92,16 +131,38 @@ pub fn verify_table(
     // from their children's WDL: the entries' checks below then read their quiet children's
     // values from the file and these marks, not by resolving each child from its own children.
     let at_once = mark_at_once(tb, &t, progress)?;
-    for (side, stats) in sides.iter_mut().enumerate() {
+    // A derived side's values come from its moves into the other side (format 4 §5): found
+    // first, and kept for the other side's checks and the orders'.
+    let mut derived = h
+        .derived
+        .map(|side| DerivedValues::new(Color::ALL[side], h.entries))
+        .transpose()?;
+    let order = match h.derived {
+        Some(1) => [1, 0],
+        _ => [0, 1],
+    };
+    for side in order {
+        let stats = &mut sides[side];
         let turn = Color::ALL[side];
-        let (side_stats, hist) = (0..h.blocks_per_side())
+        // This side's values go to the derived store, block by block, if it is the derived side;
+        // otherwise its children on the derived side are read from there.
+        let (slots, lookup) = match derived.as_mut() {
+            Some(d) if d.side == turn => {
+                let slots: Vec<Mutex<&mut [u8]>> =
+                    d.map.chunks_mut(4 * be as usize).map(Mutex::new).collect();
+                (Some(slots), None)
+            }
+            other => (None, other.map(|d| &*d)),
+        };
+        let (side_stats, tally) = (0..h.blocks_per_side())
             .into_par_iter()
-            .map(|block| -> Result<(SideStats, Histogram), ProbeError> {
+            .map(|block| -> Result<(SideStats, (Histogram, Firsts)), ProbeError> {
                 // Raw codes: this pass decides legality itself (the file stores nothing for
                 // illegal entries).
                 let codes = t.file.read_stored_raw(side, block)?;
                 let mut st = SideStats::default();
                 let mut tally = Tally::new();
+                let mut values = slots.as_ref().map(|_| vec![CODE_NONE; codes.len()]);
                 for (k, &code) in codes.iter().enumerate() {
                     let index = block * be + k as u64;
                     let pos = t
@@ -118,15 +179,29 @@ pub fn verify_table(
                         );
                         continue;
                     };
-                    let moves = child_values(tb, &t, &at_once, &pos)?;
-                    // The reader's rule (format 3 §5), the children's outcomes read from their
+                    let moves = child_values(tb, &t, &at_once, lookup, &pos)?;
+                    let expected = moves
+                        .iter()
+                        .map(|m| m.for_mover())
+                        .max_by_key(|v| v.rank())
+                        .unwrap_or(LOST_AT_ONCE);
+                    // The reader's rule (format 4 §5), the children's outcomes read from their
                     // values here.
                     let value = resolve(
                         stored,
                         || Ok::<_, ProbeError>(moves.iter().any(|m| m.for_mover() == WIN_AT_ONCE)),
                         || moves.iter().any(|m| !m.capture),
+                        || Ok(expected),
                     )?;
-                    if distance_implied(value) != at_once[turn].get(index) {
+                    if is_stand_in(stored) && stored.outcome() != value.outcome() {
+                        fail(
+                            to_fen(&pos),
+                            format!("holds a {:?} but its moves give {value}", stored.outcome()),
+                        );
+                    }
+                    if let Some(values) = values.as_mut() {
+                        values[k] = value.code();
+                    } else if distance_implied(value) != at_once[turn].get(index) {
                         fail(
                             to_fen(&pos),
                             format!("holds {value} by its moves' values but not by their outcomes"),
@@ -134,15 +209,7 @@ pub fn verify_table(
                     }
                     let mult = t.indexer().multiplicity(index) as u64;
                     st.count(value, mult, index);
-                    tally.add(value, mult);
-                    let expected = moves
-                        .iter()
-                        .map(|m| m.for_mover())
-                        .max_by_key(|v| v.rank())
-                        .unwrap_or(Value::Decided {
-                            order: 0,
-                            distance: 0,
-                        });
+                    tally.add(value, mult, index);
                     if value != expected && !order_seed(value, expected) {
                         fail(
                             to_fen(&pos),
@@ -150,21 +217,30 @@ pub fn verify_table(
                         );
                     }
                 }
+                if let (Some(slots), Some(values)) = (&slots, values) {
+                    let mut slot = slots[block as usize].lock().unwrap();
+                    for (bytes, code) in slot.chunks_exact_mut(4).zip(values) {
+                        bytes.copy_from_slice(&code.to_le_bytes());
+                    }
+                }
                 progress(codes.len() as u64);
-                Ok((st, tally.histogram()))
+                Ok((st, tally.finish()))
             })
-            .try_reduce(Default::default, |(a, ha), (b, hb)| {
-                Ok((a.merge(b), merge_histograms(ha, hb)))
+            .try_reduce(Default::default, |(a, ta), (b, tb)| {
+                Ok((a.merge(b), merge_tallies(ta, tb)))
             })?;
         *stats = side_stats;
-        if hist != t.file.histogram(side) {
+        let (hist, firsts) = tally;
+        if hist != t.file.histogram(side) || firsts != t.file.firsts(side) {
             fail(
                 format!("value table of {}", t.file.path().display()),
                 format!(
-                    "side {} counts {:?} per (order, distance) but the entries give {:?}",
+                    "side {} counts {:?} per (order, distance), first at {:?}, but the entries give {:?}, {:?}",
                     side_char(side),
                     t.file.histogram(side),
-                    hist
+                    t.file.firsts(side),
+                    hist,
+                    firsts
                 ),
             );
         }
@@ -180,7 +256,7 @@ pub fn verify_table(
             );
         }
     }
-    verify_orders(tb, material, &at_once, &fail)?;
+    verify_orders(tb, material, &at_once, derived.as_ref(), &fail)?;
     let mut failures = failures.into_inner().unwrap();
     failures.sort_by(|a, b| a.fen.cmp(&b.fen));
     Ok(Report {
@@ -201,6 +277,11 @@ fn mark_at_once(
     let be = h.block_entries as u64;
     let at_once = ByColor::new(|_| Bitmap::new(h.entries));
     for turn in Color::ALL {
+        if h.derived == Some(turn.index()) {
+            // Its values come from its moves (with its values, `verify_table`), none stored.
+            progress(h.entries);
+            continue;
+        }
         (0..h.blocks_per_side()).into_par_iter().try_for_each(
             |block| -> Result<(), ProbeError> {
                 let codes = t.file.read_stored_raw(turn.index(), block)?;
@@ -211,8 +292,12 @@ fn mark_at_once(
                     let (Some(pos), Some(stored)) = (pos, Value::from_code(code)) else {
                         continue;
                     };
-                    let value =
-                        resolve(stored, || tb.wins_at_once(&pos), || pos.has_legal_quiet())?;
+                    let value = resolve(
+                        stored,
+                        || tb.wins_at_once(&pos),
+                        || pos.has_legal_quiet(),
+                        || tb.derive(&pos, stored.outcome()),
+                    )?;
                     if distance_implied(value) {
                         at_once[turn].set(index);
                     }
@@ -227,11 +312,13 @@ fn mark_at_once(
 
 /// The value of every legal move of `pos` (a position of `t`'s material), as
 /// [`Tablebase::probe_moves`] gives them: captures probed in their tables, quiet moves read from
-/// `t`'s stored values with the wins and losses at once `at_once` marks.
+/// `t`'s stored values with the wins and losses at once `at_once` marks, or from the `derived`
+/// side's values.
 fn child_values(
     tb: &Tablebase,
     t: &OpenTable,
     at_once: &ByColor<Bitmap>,
+    derived: Option<&DerivedValues>,
     pos: &Position,
 ) -> Result<Vec<MoveValue>, ProbeError> {
     let mut out = Vec::new();
@@ -243,6 +330,14 @@ fn child_values(
             tb.probe_dtc(&child)?
         } else {
             let (side, index) = (child.turn(), t.indexer().encode(&child)?);
+            if let Some(d) = derived.filter(|d| d.side == side) {
+                out.push(MoveValue {
+                    mv,
+                    capture,
+                    value: d.get(index),
+                });
+                continue;
+            }
             let stored = t.file.stored_legal(side.index(), index)?;
             match stored.outcome() {
                 _ if !at_once[side].get(index) => stored,
@@ -270,6 +365,7 @@ fn verify_orders(
     tb: &Tablebase,
     material: Material,
     at_once: &ByColor<Bitmap>,
+    derived: Option<&DerivedValues>,
     fail: &(dyn Fn(String, String) + Sync),
 ) -> Result<(), ProbeError> {
     use crate::builder::graph::Graph;
@@ -289,7 +385,10 @@ fn verify_orders(
         for side in Color::ALL {
             (0..h.blocks_per_side()).into_par_iter().try_for_each(
                 |block| -> Result<(), ProbeError> {
-                    let codes = t.file.read_stored(side.index(), block)?;
+                    let codes = match derived.filter(|d| d.side == side) {
+                        Some(d) => d.block(block * be, h.block_len(block)),
+                        None => t.file.read_stored(side.index(), block)?,
+                    };
                     for (k, &code) in codes.iter().enumerate() {
                         let index = block * be + k as u64;
                         if at_once[side].get(index) {

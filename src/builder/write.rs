@@ -7,7 +7,9 @@ use super::work::{Work, WINDOW};
 use super::BuildError;
 use crate::index::Indexer;
 use crate::piece::Color;
-use crate::table::{merge_histograms, Histogram, RuleSet, SideStats, TableWriter, Tally};
+use crate::table::{
+    distance_implied, merge_tallies, Firsts, Histogram, RuleSet, SideStats, TableWriter, Tally,
+};
 use crate::value::{Value, CODE_NONE};
 use rayon::prelude::*;
 use std::path::Path;
@@ -15,7 +17,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 /// Counts of one run of entries. Multiplicities change only between pairs, so they are looked
 /// up once per pair, not per entry.
-fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> (SideStats, Histogram) {
+fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> (SideStats, (Histogram, Firsts)) {
     let others = indexer.others_size();
     let mut st = SideStats::default();
     let mut tally = Tally::new();
@@ -29,10 +31,33 @@ fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> (SideStats, Histogr
         }
         if let Some(v) = Value::from_code(code) {
             st.count(v, mult, index);
-            tally.add(v, mult);
+            tally.add(v, mult, index);
         }
     }
-    (st, tally.histogram())
+    (st, tally.finish())
+}
+
+/// The side whose distances the file leaves to be found from its moves (`formats/table.md`
+/// §5): the one with more distances to store (decided values but those at once), which is
+/// most of the distance bytes, and of the time compressing them, in every table we measured
+/// (`formats/table.md` §13). Black on a tie.
+fn derived_side(work: &Work) -> Result<usize, BuildError> {
+    let mut stored = [0usize; 2];
+    for side in Color::ALL {
+        for c in 0..work.layout.chunks() {
+            stored[side.index()] += work.with_chunk(side, c, |chunk| {
+                chunk
+                    .entries
+                    .par_iter()
+                    .filter(|e| match entry::value(e.load(Relaxed)) {
+                        Some(v @ Value::Decided { .. }) => !distance_implied(v),
+                        _ => false,
+                    })
+                    .count()
+            })?;
+        }
+    }
+    Ok(if stored[0] > stored[1] { 0 } else { 1 })
 }
 
 /// Writes the table file at `path`; returns the legal positions of both sides.
@@ -45,9 +70,10 @@ pub fn write_table(
     progress: &dyn Progress,
 ) -> Result<u64, BuildError> {
     let layout = work.layout;
-    let mut w = TableWriter::create(path, work.material, layout.entries())?;
+    let derived = derived_side(work)?;
+    let mut w = TableWriter::create(path, work.material, layout.entries(), Some(derived))?;
     let mut sides = [SideStats::default(); 2];
-    let mut hists = [Histogram::new(), Histogram::new()];
+    let mut tallies: [(Histogram, Firsts); 2] = Default::default();
     progress.start(&format!("{} write", work.material), 2 * layout.entries());
     // One buffer serves every chunk: a fresh one per chunk (megabytes) was mapped, faulted in
     // page by page and unmapped each time.
@@ -68,17 +94,17 @@ pub fn write_table(
                 .par_chunks(WINDOW)
                 .enumerate()
                 .map(|(k, run)| stats_of(indexer, base + (k * WINDOW) as u64, run))
-                .reduce(Default::default, |(a, ha), (b, hb)| {
-                    (a.merge(b), merge_histograms(ha, hb))
+                .reduce(Default::default, |(a, ta), (b, tb)| {
+                    (a.merge(b), merge_tallies(ta, tb))
                 });
             sides[side.index()] = sides[side.index()].merge(st);
-            let h = std::mem::take(&mut hists[side.index()]);
-            hists[side.index()] = merge_histograms(h, hist);
+            let t = std::mem::take(&mut tallies[side.index()]);
+            tallies[side.index()] = merge_tallies(t, hist);
             w.write(side.index(), &codes)?;
             progress.advance(codes.len() as u64);
         }
     }
     progress.finish();
-    w.finish(rule_set, sides, &hists, max_order)?;
+    w.finish(rule_set, sides, &tallies, max_order)?;
     Ok(sides[0].legal + sides[1].legal)
 }

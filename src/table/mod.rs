@@ -27,7 +27,7 @@ mod stats;
 mod write;
 
 pub use read::{cache_limit, Mapped, ReadAt, TableFile};
-pub use stats::{merge_histograms, Tally};
+pub use stats::{merge_histograms, merge_tallies, Tally};
 pub use write::TableWriter;
 
 use crate::material::Material;
@@ -39,7 +39,7 @@ use thiserror::Error;
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"XQTB\x1aTBL";
 /// Version of the layout described in `formats/table.md`.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 /// Entries per compressed block (both streams). Larger blocks compress better (zstd finds
 /// repeats a whole defender placement apart: 8,100 entries in KRNKAABB) at the cost of a longer
 /// block decompression on a cache miss; measured in `formats/table.md` §13.
@@ -50,9 +50,9 @@ pub const MAX_BLOCK_ENTRIES: u32 = 1 << 22;
 pub const HEADER_LEN: usize = 256;
 /// Bytes of one block-index entry.
 pub const INDEX_ENTRY_LEN: usize = 16;
-/// Bytes of one value-table entry: order and half distance (u16 each), then positions won and
-/// lost at that value with Red to move and with Black to move (u64 each).
-pub const VALUE_ENTRY_LEN: usize = 36;
+/// Bytes of one value-table entry: order and half distance (u16 each), then per side to move
+/// (Red, Black) the positions won and lost at that value and the first index of each (u64 each).
+pub const VALUE_ENTRY_LEN: usize = 68;
 
 /// The two streams of a table, in block-index order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,10 +109,19 @@ pub struct SymbolCounts {
     pub win: [u64; 2],
     /// Positions lost at `(order, 2 · half)`, per side to move.
     pub loss: [u64; 2],
+    /// The smallest index holding a win at `(order, 2 · half + 1)`, per side to move
+    /// ([`NO_INDEX`] if none).
+    pub first_win: [u64; 2],
+    /// The smallest index holding a loss at `(order, 2 · half)`, per side ([`NO_INDEX`] if none).
+    pub first_loss: [u64; 2],
 }
 
 /// Positions per decided value `(order, distance)` of one side to move.
 pub type Histogram = std::collections::BTreeMap<(u16, u16), u64>;
+/// The smallest index holding each decided value `(order, distance)` of one side to move.
+pub type Firsts = std::collections::BTreeMap<(u16, u16), u64>;
+/// No index: a value-table count of zero has no first index.
+pub const NO_INDEX: u64 = u64::MAX;
 
 /// A win at distance 1 of order 0: the side to move converts or mates at once.
 pub const WIN_AT_ONCE: Value = Value::Decided {
@@ -131,18 +140,48 @@ pub fn distance_implied(v: Value) -> bool {
     v == WIN_AT_ONCE || v == LOST_AT_ONCE
 }
 
-/// A legal position's value from the value its entry stores (format 3, §5). A win whose
-/// distance is not stored is a win at once: `wins_at_once` says whether the position has a
-/// capture into a position lost for the opponent or a quiet move into a position lost at
-/// `(0, 0)`; if so the value is `(0, 1)`, else the stored one. A loss without a legal quiet move
-/// (`has_quiet` false) can only be lost at `(0, 0)`: every move captures into a won position.
-/// One piece of code for every reader (the probing API, `verify`, `stats`), which differ only
-/// in how they learn the children's outcomes.
+pub use crate::value::DERIVED_ORDER;
+
+/// What an entry of a derived side holds when its value is found from its moves: a stand-in
+/// carrying only the outcome (distance 1 for a win, 0 for a loss).
+pub fn derived_stand_in(outcome: Outcome) -> Value {
+    Value::Decided {
+        order: DERIVED_ORDER,
+        distance: (outcome == Outcome::Win) as u16,
+    }
+}
+
+/// Is a stored value the stand-in of a derived entry ([`derived_stand_in`])?
+pub fn is_stand_in(v: Value) -> bool {
+    v.order() == Some(DERIVED_ORDER)
+}
+
+/// Is a value a seed of an order above 0 (a loss at `(r, 0)`, `r > 0`): the one value a derived
+/// side stores (format 4, §5), since its moves do not give it?
+pub fn is_order_seed(v: Value) -> bool {
+    matches!(v, Value::Decided { order, distance: 0 } if order > 0 && order != DERIVED_ORDER)
+}
+
+/// A legal position's value from the value its entry stores (format 4, §5).
+///
+/// On a derived side the entry holds a stand-in ([`is_stand_in`]) for every value but the seeds
+/// of orders above 0: `derive` finds it from the position's moves (the best value they give
+/// the mover, Fang's Definition 9). Elsewhere a win whose distance is not stored is a win at
+/// once: `wins_at_once` says whether the position has a capture into a position lost for the
+/// opponent or a quiet move into a position lost at `(0, 0)`; if so the value is `(0, 1)`,
+/// else the stored one. A loss without a legal quiet move (`has_quiet` false) can only be lost
+/// at `(0, 0)`: every move captures into a won position. One piece of code for every reader
+/// (the probing API, `verify`, `stats`), which differ only in how they learn the children's
+/// values.
 pub fn resolve<E>(
     stored: Value,
     wins_at_once: impl FnOnce() -> Result<bool, E>,
     has_quiet: impl FnOnce() -> bool,
+    derive: impl FnOnce() -> Result<Value, E>,
 ) -> Result<Value, E> {
+    if is_stand_in(stored) {
+        return derive();
+    }
     Ok(match stored.outcome() {
         Outcome::Draw => stored,
         Outcome::Win if stored == WIN_AT_ONCE || !wins_at_once()? => stored,
@@ -254,6 +293,9 @@ pub struct Header {
     /// Which program and engine wrote the table: the completion record of the build that made
     /// it (a file with a header was finished by that build). Empty in files from before it.
     pub builder: String,
+    /// The side to move (0 Red, 1 Black) whose distances are not stored but found from its
+    /// moves into the other side's entries ([`resolve`]); `None` if both are stored.
+    pub derived: Option<usize>,
 }
 
 /// The completion record this program writes (at most 32 bytes): a table carrying another one
@@ -262,6 +304,9 @@ pub const BUILDER_ID: &str = concat!("xqtb ", env!("CARGO_PKG_VERSION"), " engin
 const BUILDER_AT: usize = 204;
 const BUILDER_LEN: usize = 32;
 const SYMBOLS_AT: usize = 236;
+const DERIVED_AT: usize = 240;
+/// The header's `derived` field when both sides' distances are stored.
+const NOT_DERIVED: u32 = u32::MAX;
 
 impl Header {
     /// Blocks of each stream per side to move: `ceil(entries / block_entries)`.
@@ -319,6 +364,10 @@ impl Header {
         LE::write_u64(&mut b[192..], self.file_len);
         LE::write_u32(&mut b[200..], self.index_crc);
         LE::write_u32(&mut b[SYMBOLS_AT..], self.symbols);
+        LE::write_u32(
+            &mut b[DERIVED_AT..],
+            self.derived.map_or(NOT_DERIVED, |s| s as u32),
+        );
         let id = self.builder.as_bytes();
         let n = id.len().min(BUILDER_LEN);
         b[BUILDER_AT..BUILDER_AT + n].copy_from_slice(&id[..n]);
@@ -408,6 +457,11 @@ impl Header {
                 let id = &b[BUILDER_AT..BUILDER_AT + BUILDER_LEN];
                 let end = id.iter().position(|&c| c == 0).unwrap_or(BUILDER_LEN);
                 String::from_utf8_lossy(&id[..end]).into_owned()
+            },
+            derived: match LE::read_u32(&b[DERIVED_AT..]) {
+                NOT_DERIVED => None,
+                s @ (0 | 1) => Some(s as usize),
+                s => return Err(bad(format!("derived side {s} (0, 1 or none expected)"))),
             },
         };
         if LE::read_u32(&b[48..]) as u64 != h.blocks_per_side() {

@@ -5,8 +5,9 @@
 //! "don't care" symbols for illegal entries.
 
 use super::{
-    side_char, wdl_outcome, Header, Histogram, Stream, Symbol, SymbolCounts, TableError,
-    HEADER_LEN, INDEX_ENTRY_LEN, VALUE_ENTRY_LEN, WDL_DRAW, WDL_WIN,
+    derived_stand_in, is_order_seed, side_char, wdl_outcome, Firsts, Header, Histogram, Stream,
+    Symbol, SymbolCounts, TableError, HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, VALUE_ENTRY_LEN,
+    WDL_DRAW, WDL_LOSS, WDL_WIN,
 };
 use crate::index::Indexer;
 use crate::piece::Color;
@@ -248,12 +249,29 @@ impl<R: ReadAt> TableFile<R> {
                 half: LE::read_u16(&e[2..]),
             })
             .collect();
+        // Per side 32 bytes from byte 4: won, lost, first won index, first lost index.
+        let field = |e: &[u8], side: usize, k: usize| LE::read_u64(&e[4 + 32 * side + 8 * k..]);
         let counts: Vec<SymbolCounts> = entries
             .map(|e| SymbolCounts {
-                win: [LE::read_u64(&e[4..]), LE::read_u64(&e[20..])],
-                loss: [LE::read_u64(&e[12..]), LE::read_u64(&e[28..])],
+                win: [field(e, 0, 0), field(e, 1, 0)],
+                loss: [field(e, 0, 1), field(e, 1, 1)],
+                first_win: [field(e, 0, 2), field(e, 1, 2)],
+                first_loss: [field(e, 0, 3), field(e, 1, 3)],
             })
             .collect();
+        // A count has a first index inside the table, and only a count has one.
+        let first_fits = |n: u64, first: u64| (n == 0) == (first == NO_INDEX) && (n == 0 || first < header.entries);
+        if let Some((k, _)) = counts.iter().enumerate().find(|(_, c)| {
+            (0..2).any(|side| {
+                !first_fits(c.win[side], c.first_win[side])
+                    || !first_fits(c.loss[side], c.first_loss[side])
+            })
+        }) {
+            return Err(TableError::ValueTable {
+                path: path.to_owned(),
+                what: format!("value {k}: a first index without positions, or outside the table"),
+            });
+        }
         if let Some(s) = values
             .iter()
             .find(|s| s.order > MAX_ORDER || s.order > header.max_order || s.half > u16::MAX / 2)
@@ -327,6 +345,23 @@ impl<R: ReadAt> TableFile<R> {
     /// table's distance histogram without reading a block.
     pub fn value_counts(&self) -> &[SymbolCounts] {
         &self.counts
+    }
+
+    /// One side's first index of each decided `(order, distance)` it holds, from
+    /// [`TableFile::value_counts`].
+    pub fn firsts(&self, side: usize) -> Firsts {
+        let mut f = Firsts::new();
+        for (s, c) in self.values.iter().zip(&self.counts) {
+            for (distance, i) in [
+                (2 * s.half + 1, c.first_win[side]),
+                (2 * s.half, c.first_loss[side]),
+            ] {
+                if i != NO_INDEX {
+                    f.insert((s.order, distance), i);
+                }
+            }
+        }
+        f
     }
 
     /// One side's histogram, from [`TableFile::value_counts`]: positions per decided
@@ -505,6 +540,9 @@ impl<R: ReadAt> TableFile<R> {
         if w == WDL_DRAW {
             return Ok(Value::Draw);
         }
+        if self.header.derived == Some(side) {
+            return self.decode_derived(w, sym, side, block);
+        }
         let Some(s) = self.values.get(sym) else {
             return Err(self.block_error(
                 Stream::Dtc,
@@ -520,6 +558,33 @@ impl<R: ReadAt> TableFile<R> {
             order: s.order,
             distance: 2 * s.half + (w == WDL_WIN) as u16,
         })
+    }
+
+    /// A derived side's stored value (format 4, §5): symbol 0 the stand-in of its outcome,
+    /// symbol `s + 1` a loss at value `s`, which must be a seed of an order above 0.
+    fn decode_derived(
+        &self,
+        w: u8,
+        sym: usize,
+        side: usize,
+        block: u64,
+    ) -> Result<Value, TableError> {
+        if sym == 0 {
+            return Ok(derived_stand_in(wdl_outcome(w)));
+        }
+        let seed = self.values.get(sym - 1).map(|s| Value::Decided {
+            order: s.order,
+            distance: 2 * s.half,
+        });
+        match seed {
+            Some(v) if w == WDL_LOSS && is_order_seed(v) => Ok(v),
+            _ => Err(self.block_error(
+                Stream::Dtc,
+                side,
+                block,
+                format!("derived side's symbol {sym} is not a loss of a seed"),
+            )),
+        }
     }
 
     /// The value a legal position's entry stores (WDL and distance streams). Not always the

@@ -1,7 +1,7 @@
 //! Accumulating a table's header counts from its entries: one piece of code for the builder's
 //! final write and for `verify`, which recomputes them.
 
-use super::{Histogram, LongestWin, SideStats};
+use super::{Firsts, Histogram, LongestWin, SideStats};
 use crate::value::{Outcome, Value};
 
 impl SideStats {
@@ -45,14 +45,15 @@ impl SideStats {
     }
 }
 
-/// A histogram being counted. A run of entries holds few distinct values, so counts go to a
-/// small direct-mapped cache first and reach the ordered map only when a slot is taken by
-/// another value and at the end (a map lookup per entry took about 7 % of the samples of
-/// KRCKR's final write, 197 values: `perf record`).
+/// A histogram being counted, with the first index of each value. A run of entries holds few
+/// distinct values, so counts go to a small direct-mapped cache first and reach the ordered
+/// maps only when a slot is taken by another value and at the end (a map lookup per entry took
+/// about 7 % of the samples of KRCKR's final write, 197 values: `perf record`).
 pub struct Tally {
-    /// `(key, count)`, key [`Tally::EMPTY`] when the slot is free.
-    cache: [(u32, u64); Tally::SLOTS],
+    /// `(key, count, first index)`, key [`Tally::EMPTY`] when the slot is free.
+    cache: [(u32, u64, u64); Tally::SLOTS],
     hist: Histogram,
+    firsts: Firsts,
 }
 
 impl Tally {
@@ -64,14 +65,16 @@ impl Tally {
     /// Nothing counted yet.
     pub fn new() -> Tally {
         Tally {
-            cache: [(Tally::EMPTY, 0); Tally::SLOTS],
+            cache: [(Tally::EMPTY, 0, 0); Tally::SLOTS],
             hist: Histogram::new(),
+            firsts: Firsts::new(),
         }
     }
 
-    /// Counts `mult` positions holding `value` (decided values only; a draw is not counted).
+    /// Counts `mult` positions holding `value` at entry `index` (decided values only; a draw is
+    /// not counted). Entries come in increasing index order.
     #[inline]
-    pub fn add(&mut self, value: Value, mult: u64) {
+    pub fn add(&mut self, value: Value, mult: u64, index: u64) {
         let Value::Decided { order, distance } = value else {
             return;
         };
@@ -79,20 +82,27 @@ impl Tally {
         let slot = &mut self.cache[(key.wrapping_mul(0x9E37_79B1) >> 26) as usize];
         if slot.0 != key {
             if slot.0 != Tally::EMPTY {
-                *self.hist.entry(split(slot.0)).or_default() += slot.1;
+                flush(&mut self.hist, &mut self.firsts, *slot);
             }
-            *slot = (key, 0);
+            *slot = (key, 0, index);
         }
         slot.1 += mult;
     }
 
-    /// The counts as a histogram.
-    pub fn histogram(mut self) -> Histogram {
-        for &(key, n) in self.cache.iter().filter(|(k, _)| *k != Tally::EMPTY) {
-            *self.hist.entry(split(key)).or_default() += n;
+    /// The counts as a histogram, and each value's first index.
+    pub fn finish(mut self) -> (Histogram, Firsts) {
+        for &slot in self.cache.iter().filter(|(k, _, _)| *k != Tally::EMPTY) {
+            flush(&mut self.hist, &mut self.firsts, slot);
         }
-        self.hist
+        (self.hist, self.firsts)
     }
+}
+
+/// A cache slot into the maps: its count added, its first index kept if the value is new (the
+/// maps hold only earlier entries).
+fn flush(hist: &mut Histogram, firsts: &mut Firsts, (key, n, first): (u32, u64, u64)) {
+    *hist.entry(split(key)).or_default() += n;
+    firsts.entry(split(key)).or_insert(first);
 }
 
 impl Default for Tally {
@@ -113,6 +123,16 @@ pub fn merge_histograms(a: Histogram, b: Histogram) -> Histogram {
         *big.entry(k).or_default() += n;
     }
     big
+}
+
+/// Two runs' histograms and first indices together, in any order.
+pub fn merge_tallies(a: (Histogram, Firsts), b: (Histogram, Firsts)) -> (Histogram, Firsts) {
+    let (mut big, small) = if a.1.len() >= b.1.len() { (a.1, b.1) } else { (b.1, a.1) };
+    for (k, i) in small {
+        let e = big.entry(k).or_insert(i);
+        *e = (*e).min(i);
+    }
+    (merge_histograms(a.0, b.0), big)
 }
 
 #[cfg(test)]
@@ -154,15 +174,27 @@ mod tests {
         // Enough distinct values (of several orders) that cache slots are shared and evicted.
         let mut tally = Tally::new();
         let mut expected = Histogram::new();
+        let mut firsts = Firsts::new();
         for i in 0..5000u32 {
             let (order, distance) = ((i * 7 % 13) as u16, (i * 31 % 401) as u16);
             let mult = 1 + (i % 2) as u64;
-            tally.add(Value::Decided { order, distance }, mult);
-            tally.add(Value::Draw, 1);
+            tally.add(Value::Decided { order, distance }, mult, 2 * i as u64);
+            tally.add(Value::Draw, 1, 2 * i as u64 + 1);
             *expected.entry((order, distance)).or_default() += mult;
+            firsts.entry((order, distance)).or_insert(2 * i as u64);
         }
         assert!(expected.len() > 4 * Tally::SLOTS);
-        assert_eq!(tally.histogram(), expected);
-        assert!(Tally::new().histogram().is_empty());
+        assert_eq!(tally.finish(), (expected.clone(), firsts.clone()));
+        assert_eq!(Tally::new().finish(), Default::default());
+        // Split anywhere, merged either way round: the same.
+        let (mut a, mut b) = (Tally::new(), Tally::new());
+        for i in 0..5000u32 {
+            let (order, distance) = ((i * 7 % 13) as u16, (i * 31 % 401) as u16);
+            let t = if i < 2100 { &mut a } else { &mut b };
+            t.add(Value::Decided { order, distance }, 1 + (i % 2) as u64, 2 * i as u64);
+        }
+        let (a, b) = (a.finish(), b.finish());
+        assert_eq!(merge_tallies(b.clone(), a.clone()), (expected.clone(), firsts.clone()));
+        assert_eq!(merge_tallies(a, b), (expected, firsts));
     }
 }

@@ -6,8 +6,8 @@
 //! once complete and synced (write to a temporary name, fsync, rename, fsync the directory).
 
 use super::{
-    distance_implied, Header, Histogram, RuleSet, SideStats, Symbol, TableError, BLOCK_ENTRIES,
-    HEADER_LEN, INDEX_ENTRY_LEN, WDL_DRAW, WDL_LOSS, WDL_WIN,
+    distance_implied, Firsts, Header, Histogram, RuleSet, SideStats, Symbol, TableError, BLOCK_ENTRIES,
+    HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, WDL_DRAW, WDL_LOSS, WDL_WIN,
 };
 use crate::material::Material;
 use crate::value::Value;
@@ -122,6 +122,9 @@ pub struct TableWriter {
     dtc: Vec<u16>,
     /// The symbols given to the last legal entry: an illegal entry repeats them.
     fill: (u8, u16),
+    /// The side whose distances are derived (format 4, §5): its distance stream holds 0 but for
+    /// the seeds of orders above 0 (symbol + 1).
+    derived: Option<usize>,
     /// The value table, in order of first use, and its inverse: a direct table per order,
     /// indexed by half the distance (a hash lookup per entry of order > 0 took about 4 % of the
     /// samples of KRCKR's final write: `perf record`).
@@ -164,11 +167,13 @@ impl Drop for TableWriter {
 const NO_SYMBOL: u16 = u16::MAX;
 
 impl TableWriter {
-    /// Starts `path` (written as `path.tmp` until [`TableWriter::finish`]).
+    /// Starts `path` (written as `path.tmp` until [`TableWriter::finish`]); the distances of
+    /// side `derived`, if any, are left to be found from its moves.
     pub fn create(
         path: &Path,
         material: Material,
         entries: u64,
+        derived: Option<usize>,
     ) -> Result<TableWriter, TableError> {
         let tmp_path = path.with_extension("xqtb.tmp");
         let pool = rayon::ThreadPoolBuilder::new()
@@ -190,6 +195,7 @@ impl TableWriter {
             wdl: Vec::new(),
             dtc: Vec::new(),
             fill: (WDL_DRAW, 0),
+            derived,
             symbols: Vec::new(),
             by_order: Vec::new(),
             wdl_index: Vec::new(),
@@ -241,6 +247,28 @@ impl TableWriter {
         assert!(self.written[side] + codes.len() as u64 <= self.entries);
         self.wdl.reserve(codes.len());
         self.dtc.reserve(codes.len());
+        if self.derived == Some(side) {
+            self.write_derived(codes);
+        } else {
+            self.write_stored(codes);
+        }
+        self.written[side] += codes.len() as u64;
+        let be = BLOCK_ENTRIES as usize;
+        let side_done = self.written[side] == self.entries;
+        let ready = if side_done {
+            self.wdl.len()
+        } else {
+            self.wdl.len() / (be * BATCH_BLOCKS) * (be * BATCH_BLOCKS)
+        };
+        if ready > 0 {
+            self.compress(ready)?;
+        }
+        Ok(())
+    }
+
+    /// A stored side's entries into symbols: illegal entries repeat the last legal one's, and
+    /// so do the distances of draws and of values at once.
+    fn write_stored(&mut self, codes: &[u32]) {
         for &code in codes {
             let (w, d) = match Value::from_code(code) {
                 None => self.fill,
@@ -258,18 +286,27 @@ impl TableWriter {
             self.wdl.push(w);
             self.dtc.push(d);
         }
-        self.written[side] += codes.len() as u64;
-        let be = BLOCK_ENTRIES as usize;
-        let side_done = self.written[side] == self.entries;
-        let ready = if side_done {
-            self.wdl.len()
-        } else {
-            self.wdl.len() / (be * BATCH_BLOCKS) * (be * BATCH_BLOCKS)
-        };
-        if ready > 0 {
-            self.compress(ready)?;
+    }
+
+    /// A derived side's entries into symbols: WDL as usual (illegal entries repeat the last
+    /// legal one's), distances 0 but for the seeds of orders above 0 (their symbol + 1).
+    fn write_derived(&mut self, codes: &[u32]) {
+        for &code in codes {
+            let (w, d) = match Value::from_code(code) {
+                None => (self.fill.0, 0),
+                Some(Value::Draw) => (WDL_DRAW, 0),
+                Some(v @ Value::Decided { order, distance }) => {
+                    let w = if distance % 2 == 1 { WDL_WIN } else { WDL_LOSS };
+                    let s = self.symbol(order, distance);
+                    (w, if super::is_order_seed(v) { s + 1 } else { 0 })
+                }
+            };
+            if code != crate::value::CODE_NONE {
+                self.fill.0 = w;
+            }
+            self.wdl.push(w);
+            self.dtc.push(d);
         }
-        Ok(())
     }
 
     /// Hands the first `n` buffered entries (whole blocks, or a side's end) to the compressing
@@ -337,13 +374,14 @@ impl TableWriter {
     }
 
     /// Writes the WDL blocks, value table, block index, header and trailer, syncs, and renames
-    /// the file into place. `sides` and `histograms` count the positions of each side to move
-    /// (every decided value written must be in its side's histogram).
+    /// the file into place. `sides` and `tallies` count the positions of each side to move and
+    /// give each value's first index (every decided value written must be in its side's
+    /// histogram).
     pub fn finish(
         mut self,
         rule_set: RuleSet,
         sides: [SideStats; 2],
-        histograms: &[Histogram; 2],
+        tallies: &[(Histogram, Firsts); 2],
         max_order: u16,
     ) -> Result<PathBuf, TableError> {
         assert_eq!(
@@ -364,15 +402,18 @@ impl TableWriter {
         for s in &self.symbols {
             tail.extend_from_slice(&s.order.to_le_bytes());
             tail.extend_from_slice(&s.half.to_le_bytes());
-            for h in histograms {
-                let count = |distance: u16| h.get(&(s.order, distance)).copied().unwrap_or(0);
-                tail.extend_from_slice(&count(2 * s.half + 1).to_le_bytes());
-                tail.extend_from_slice(&count(2 * s.half).to_le_bytes());
+            for (h, firsts) in tallies {
+                let (win, loss) = ((s.order, 2 * s.half + 1), (s.order, 2 * s.half));
+                let count = |key| h.get(&key).copied().unwrap_or(0);
+                let first = |key| firsts.get(&key).copied().unwrap_or(NO_INDEX);
+                for field in [count(win), count(loss), first(win), first(loss)] {
+                    tail.extend_from_slice(&field.to_le_bytes());
+                }
             }
         }
-        debug_assert!(histograms
+        debug_assert!(tallies
             .iter()
-            .flat_map(|h| h.keys())
+            .flat_map(|(h, _)| h.keys())
             .all(|&(order, d)| self.symbols.contains(&Symbol { order, half: d / 2 })));
         let index_offset = self.offset + tail.len() as u64;
         for &(offset, len, crc) in self.wdl_index.iter().chain(&self.dtc_index) {
@@ -396,6 +437,7 @@ impl TableWriter {
             file_len: self.offset + 4,
             index_crc: crc32fast::hash(&tail),
             builder: super::BUILDER_ID.to_string(),
+            derived: self.derived,
         };
         debug_assert_eq!(header.index_offset + header.index_len(), self.offset);
         let head = header.to_bytes();
