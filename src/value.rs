@@ -104,8 +104,8 @@ impl Value {
         }
     }
 
-    /// Decodes a table code; `None` for [`CODE_NONE`] and for codes no value has (a stand-in of
-    /// order [`DERIVED_ORDER`] decodes).
+    /// Decodes a table code; `None` for [`CODE_NONE`] and for codes no value has (the stand-ins
+    /// of order [`DERIVED_ORDER`], distance 0 or 1, decode).
     pub fn from_code(code: u32) -> Option<Value> {
         match code {
             CODE_NONE => None,
@@ -113,7 +113,8 @@ impl Value {
             c => {
                 let v = c - 2;
                 let order = (v >> 16) as u16;
-                (order <= MAX_ORDER || order == DERIVED_ORDER).then_some(Value::Decided {
+                let stand_in = order == DERIVED_ORDER && (v as u16) <= 1;
+                (order <= MAX_ORDER || stand_in).then_some(Value::Decided {
                     order,
                     distance: v as u16,
                 })
@@ -176,6 +177,13 @@ mod tests {
         }
         assert_eq!(Value::from_code(CODE_NONE), None);
         assert_eq!(Value::from_code(u32::MAX), None);
+        for distance in [0, 1] {
+            let stand_in = Value::Decided {
+                order: DERIVED_ORDER,
+                distance,
+            };
+            assert_eq!(Value::from_code(stand_in.code()), Some(stand_in));
+        }
     }
 
     #[test]

@@ -379,7 +379,7 @@ fn verify_rederives_every_orders_seeds() {
     let plain_tb = Tablebase::open(none.path()).unwrap();
     let h = plain.header().clone();
     let path = table_path(dir.path(), "KRKN".parse().unwrap());
-    let mut w = TableWriter::create(&path, h.material, h.entries).unwrap();
+    let mut w = TableWriter::create(&path, h.material, h.entries, h.derived).unwrap();
     for side in 0..2 {
         for block in 0..h.blocks_per_side() {
             w.write(
@@ -389,8 +389,8 @@ fn verify_rederives_every_orders_seeds() {
             .unwrap();
         }
     }
-    let hists = [plain.histogram(0), plain.histogram(1)];
-    w.finish(RuleSet::DtcAsian, h.sides, &hists, 0).unwrap();
+    let tallies = [0, 1].map(|side| (plain.histogram(side), plain.firsts(side)));
+    w.finish(RuleSet::DtcAsian, h.sides, &tallies, 0).unwrap();
     let tb = Tablebase::open(dir.path()).unwrap();
     let report = verify_table(&tb, "KRKN".parse().unwrap(), &|_| {}).unwrap();
     assert!(report.failure_count > 0);
@@ -423,21 +423,18 @@ fn verify_checks_the_value_tables_counts() {
                 .collect()
         })
         .collect();
-    let mut hists = [built.histogram(0), built.histogram(1)];
-    assert!(
-        hists[0][&(0, 1)] > 0 && hists[0][&(0, 3)] > 0,
-        "{:?}",
-        hists[0]
-    );
-    *hists[0].get_mut(&(0, 1)).unwrap() -= 1;
-    *hists[0].get_mut(&(0, 3)).unwrap() += 1;
+    let mut tallies = [0, 1].map(|side| (built.histogram(side), built.firsts(side)));
+    let hist = &mut tallies[0].0;
+    assert!(hist[&(0, 1)] > 0 && hist[&(0, 3)] > 0, "{hist:?}");
+    *hist.get_mut(&(0, 1)).unwrap() -= 1;
+    *hist.get_mut(&(0, 3)).unwrap() += 1;
     drop((built, tb));
     let path = table_path(dir.path(), h.material);
-    let mut w = TableWriter::create(&path, h.material, h.entries).unwrap();
+    let mut w = TableWriter::create(&path, h.material, h.entries, h.derived).unwrap();
     for (side, c) in codes.iter().enumerate() {
         w.write(side, c).unwrap();
     }
-    w.finish(RuleSet::DtcOrder0, h.sides, &hists, 0).unwrap();
+    w.finish(RuleSet::DtcOrder0, h.sides, &tallies, 0).unwrap();
     let tb = Tablebase::open(dir.path()).unwrap();
     let report = verify_table(&tb, h.material, &|_| {}).unwrap();
     assert_eq!(report.failure_count, 1, "{:?}", report.failures);

@@ -1,22 +1,27 @@
-//! Table format 2 (formats/table.md): round trips through the real writer and reader (every
-//! symbol width, several blocks, illegal entries never returned), every single flipped byte
-//! detected, format 1 refused with a rebuild hint, and mutated files never panicking the
-//! reader.
+//! Table format 4 (formats/table.md): round trips through the real writer and reader (every
+//! symbol width, several blocks, a derived side, illegal entries never returned), every single
+//! flipped byte detected, older formats refused with a rebuild hint, and mutated files never
+//! panicking the reader.
 
 use proptest::prelude::*;
 use std::path::Path;
 use xqtb::table::{
-    distance_implied, Histogram, Mapped, RuleSet, SideStats, Stream, TableError, TableFile,
-    TableWriter, BLOCK_ENTRIES,
+    derived_stand_in, distance_implied, is_order_seed, Firsts, Histogram, Mapped, RuleSet,
+    SideStats, Stream, TableError, TableFile, TableWriter, BLOCK_ENTRIES,
 };
 use xqtb::{Color, Indexer, Material, Value};
 
 /// A deterministic value for a legal entry: draws, wins and losses at distances up to `span`
-/// (odd = win), varying slowly along the index so blocks compress like real tables.
+/// (odd = win), and some of order 1 (seeds among them), varying slowly along the index so blocks
+/// compress like real tables.
 fn synthetic(index: u64, side: usize, span: u64) -> Value {
     let x = (index / 7).wrapping_mul(0x9E37_79B9) ^ side as u64;
     match x % 5 {
         0 => Value::Draw,
+        4 if x % 3 == 0 => Value::Decided {
+            order: 1,
+            distance: (index / 3 % 4) as u16,
+        },
         _ => Value::Decided {
             order: 0,
             distance: ((index / 3 + x % 3) % span) as u16,
@@ -41,42 +46,47 @@ fn codes(ix: &Indexer, side: usize, span: impl Fn(u64) -> u64) -> Vec<u32> {
 }
 
 /// Writes a synthetic table of `material` into `dir` through [`TableWriter`], in pieces of
-/// `piece` entries; returns its path and codes.
+/// `piece` entries, side `derived` (if any) derived; returns its path and codes.
 fn write_table(
     dir: &Path,
     material: &str,
     piece: usize,
     span: impl Fn(u64) -> u64 + Copy,
+    derived: Option<usize>,
 ) -> (std::path::PathBuf, [Vec<u32>; 2]) {
     let m: Material = material.parse().unwrap();
     let ix = Indexer::new(m).unwrap();
     let path = xqtb::table::table_path(dir, m);
     let all = [codes(&ix, 0, span), codes(&ix, 1, span)];
-    let mut w = TableWriter::create(&path, m, ix.size()).unwrap();
+    let mut w = TableWriter::create(&path, m, ix.size(), derived).unwrap();
     for (side, c) in all.iter().enumerate() {
         for p in c.chunks(piece) {
             w.write(side, p).unwrap();
         }
     }
     let mut sides = [SideStats::default(); 2];
-    let mut hists = [Histogram::new(), Histogram::new()];
+    let mut tallies: [(Histogram, Firsts); 2] = Default::default();
     for (side, c) in all.iter().enumerate() {
         for (i, &code) in c.iter().enumerate() {
             if let Some(v) = Value::from_code(code) {
                 sides[side].count(v, 1, i as u64);
-                count(&mut hists[side], v);
+                count(&mut tallies[side], v, i as u64);
             }
         }
     }
-    w.finish(RuleSet::DtcOrder0, sides, &hists, 0).unwrap();
+    w.finish(RuleSet::DtcAsian, sides, &tallies, 1).unwrap();
     (path, all)
 }
 
 /// Does a stored code stand for the written one? Equal, except that a win at `(0, 1)` and a
-/// loss at `(0, 0)` keep only their outcome (their distance is not stored, format 3 §5).
-fn stands_for(stored: Option<Value>, written: Option<Value>) -> bool {
+/// loss at `(0, 0)` keep only their outcome (their distance is not stored, format 4 §5), and so
+/// does every value of a derived side but the seeds of order 1 (a stand-in).
+fn stands_for(stored: Option<Value>, written: Option<Value>, derived: bool) -> bool {
     match (stored, written) {
-        (Some(s), Some(w)) if distance_implied(w) => s.outcome() == w.outcome(),
+        (Some(s), Some(w @ Value::Decided { .. })) if derived && !is_order_seed(w) => {
+            s == derived_stand_in(w.outcome())
+        }
+        (Some(s), Some(w)) if !derived && distance_implied(w) => s.outcome() == w.outcome(),
         (s, w) => s == w,
     }
 }
@@ -85,6 +95,7 @@ fn check_round_trip<R: xqtb::table::ReadAt>(t: &TableFile<R>, all: &[Vec<u32>; 2
     t.verify_checksums().unwrap();
     let h = t.header();
     for (side, c) in all.iter().enumerate() {
+        let derived = h.derived == Some(side);
         let mut implied = 0;
         for block in 0..h.blocks_per_side() {
             let got = t.read_stored(side, block).unwrap();
@@ -93,7 +104,7 @@ fn check_round_trip<R: xqtb::table::ReadAt>(t: &TableFile<R>, all: &[Vec<u32>; 2
             for (k, (&g, &w)) in got.iter().zip(want).enumerate() {
                 let (g, w) = (Value::from_code(g), Value::from_code(w));
                 assert!(
-                    stands_for(g, w),
+                    stands_for(g, w, derived),
                     "side {side} entry {}: {g:?} for {w:?}",
                     base + k
                 );
@@ -104,20 +115,31 @@ fn check_round_trip<R: xqtb::table::ReadAt>(t: &TableFile<R>, all: &[Vec<u32>; 2
             implied > 0,
             "the synthetic table has wins and losses at once"
         );
-        // The value table counts every value, the implied ones too.
-        let mut hist = Histogram::new();
-        for &code in c {
+        assert!(
+            c.iter()
+                .filter_map(|&code| Value::from_code(code))
+                .any(is_order_seed),
+            "and seeds of order 1"
+        );
+        // The value table counts every value, the implied and derived ones too, with the
+        // first index of each.
+        let mut tally = Default::default();
+        for (i, &code) in c.iter().enumerate() {
             if let Some(v) = Value::from_code(code) {
-                count(&mut hist, v);
+                count(&mut tally, v, i as u64);
             }
         }
-        assert_eq!(t.histogram(side), hist);
+        assert_eq!((t.histogram(side), t.firsts(side)), tally);
         for (i, &code) in c.iter().enumerate().step_by(97) {
             let i = i as u64;
             let want = Value::from_code(code);
-            assert!(stands_for(t.stored(side, i).unwrap(), want), "{i}");
+            assert!(stands_for(t.stored(side, i).unwrap(), want, derived), "{i}");
             if code != 0 {
-                assert!(stands_for(Some(t.stored_legal(side, i).unwrap()), want));
+                assert!(stands_for(
+                    Some(t.stored_legal(side, i).unwrap()),
+                    want,
+                    derived
+                ));
                 assert_eq!(
                     t.outcome_legal(side, i).unwrap(),
                     Value::from_code(code).unwrap().outcome()
@@ -131,9 +153,10 @@ fn check_round_trip<R: xqtb::table::ReadAt>(t: &TableFile<R>, all: &[Vec<u32>; 2
 
 /// Counts one position holding `v` in a histogram (decided values only), as the value table
 /// counts them (`formats/table.md` §7).
-fn count(hist: &mut Histogram, v: Value) {
+fn count((hist, firsts): &mut (Histogram, Firsts), v: Value, index: u64) {
     if let Value::Decided { order, distance } = v {
         *hist.entry((order, distance)).or_default() += 1;
+        firsts.entry((order, distance)).or_insert(index);
     }
 }
 
@@ -148,7 +171,7 @@ fn round_trip_every_width_and_several_blocks() {
         _ => 1000,
     };
     // Pieces that cut blocks anywhere.
-    let (path, all) = write_table(dir.path(), "KRNK", 100_003, span);
+    let (path, all) = write_table(dir.path(), "KRNK", 100_003, span, None);
     let t = TableFile::open(&path, 1 << 20).unwrap();
     assert_eq!(t.header().blocks_per_side(), 2);
     assert!(t.values().len() > 256, "{} symbols", t.values().len());
@@ -164,7 +187,7 @@ fn round_trip_every_width_and_several_blocks() {
     assert!(widths.contains(&8) && widths.contains(&16), "{widths:?}");
     let v = TableFile::from_reader(bytes, &path, 1 << 20).unwrap();
     check_round_trip(&v, &all);
-    let small = write_table(dir.path(), "KNK", 1 << 30, |_| 9);
+    let small = write_table(dir.path(), "KNK", 1 << 30, |_| 9, Some(1));
     let t = TableFile::open(&small.0, 0).unwrap();
     assert_eq!(
         t.read_stream_block(Stream::Dtc, 0, 0).unwrap()[0],
@@ -177,7 +200,7 @@ fn round_trip_every_width_and_several_blocks() {
 /// A small real-writer file: KNKA (16,470 entries a side, one block each).
 fn small_file() -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
-    let (path, _) = write_table(dir.path(), "KNKA", 5000, |_| 30);
+    let (path, _) = write_table(dir.path(), "KNKA", 5000, |_| 30, Some(0));
     let bytes = std::fs::read(&path).unwrap();
     (dir, path, bytes)
 }
