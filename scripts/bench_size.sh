@@ -4,7 +4,8 @@
 # in one `xqtb build --verbose` run and prints, per table, the file's bytes, its WDL-only bytes
 # (header + WDL blocks + their block-index entries: what a WDL prober reads), its distance
 # blocks' bytes, and the write time; then the family totals and the build's wall time.
-# The layout is read by an independent parser of formats/table.md (format 3), below.
+# The layout is read by an independent parser of formats/table.md (format 4), below; it also
+# names each table's derived side (the one whose distances are found from its moves).
 # Usage: scripts/bench_size.sh [MATERIAL] [DIR]   (DIR kept if given, else a temporary one)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +33,7 @@ for name in sorted(os.listdir(d)):
     b = open(os.path.join(d, name), "rb").read()
     assert b[:8] == b"XQTB\x1aTBL", name
     version, = struct.unpack_from("<I", b, 8)
-    assert version == 3, f"{name}: format {version}"
+    assert version == 4, f"{name}: format {version}"
     assert zlib.crc32(b[:252]) == struct.unpack_from("<I", b, 252)[0], name
     assert zlib.crc32(b[:-4]) == struct.unpack_from("<I", b, len(b) - 4)[0], name
     block_entries, entries, nb = struct.unpack_from("<IQI", b, 36)
@@ -41,11 +42,13 @@ for name in sorted(os.listdir(d)):
     lens = [struct.unpack_from("<QII", b, index_offset + 16 * k)[1] for k in range(4 * nb)]
     wdl = 256 + sum(lens[: 2 * nb]) + 2 * nb * 16
     dtc = sum(lens[2 * nb :])
+    derived, = struct.unpack_from("<I", b, 240)
+    side = {0: "w", 1: "b", 0xFFFFFFFF: "-"}[derived]
     mat = name[: -len(".xqtb")]
-    rows.append((mat, len(b), wdl, dtc, writes.get(mat, 0.0)))
-print(f"{'table':10} {'file bytes':>12} {'WDL bytes':>10} {'DTC blocks':>11} {'write s':>8}")
+    rows.append((mat, len(b), wdl, dtc, writes.get(mat, 0.0), side))
+print(f"{'table':10} {'file bytes':>12} {'WDL bytes':>10} {'DTC blocks':>11} {'write s':>8} derived")
 for r in sorted(rows, key=lambda r: r[1]):
-    print(f"{r[0]:10} {r[1]:12d} {r[2]:10d} {r[3]:11d} {r[4]:8.2f}")
+    print(f"{r[0]:10} {r[1]:12d} {r[2]:10d} {r[3]:11d} {r[4]:8.2f} {r[5]:>7}")
 tot = [sum(r[i] for r in rows) for i in (1, 2, 3, 4)]
 print(f"{'family':10} {tot[0]:12d} {tot[1]:10d} {tot[2]:11d} {tot[3]:8.2f}")
 print(f"{len(rows)} tables, {tot[0] / 1e6:.2f} MB ({tot[1] / 1e6:.2f} MB WDL); "

@@ -266,7 +266,7 @@ pub fn verify_table(
     })
 }
 
-/// The entries of `t` whose values are wins or losses at once (format 3 §5: their distances are
+/// The entries of `t` whose values are wins or losses at once (format 4 §5: their distances are
 /// not stored), decided as [`Tablebase::probe_dtc`] decides them.
 fn mark_at_once(
     tb: &Tablebase,

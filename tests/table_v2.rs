@@ -18,9 +18,9 @@ fn synthetic(index: u64, side: usize, span: u64) -> Value {
     let x = (index / 7).wrapping_mul(0x9E37_79B9) ^ side as u64;
     match x % 5 {
         0 => Value::Draw,
-        4 if x % 3 == 0 => Value::Decided {
+        4 if index / 7 % 3 == 0 => Value::Decided {
             order: 1,
-            distance: (index / 3 % 4) as u16,
+            distance: (index % 4) as u16,
         },
         _ => Value::Decided {
             order: 0,
@@ -119,7 +119,7 @@ fn check_round_trip<R: xqtb::table::ReadAt>(t: &TableFile<R>, all: &[Vec<u32>; 2
             c.iter()
                 .filter_map(|&code| Value::from_code(code))
                 .any(is_order_seed),
-            "and seeds of order 1"
+            "and seeds of order 1 (side {side})"
         );
         // The value table counts every value, the implied and derived ones too, with the
         // first index of each.

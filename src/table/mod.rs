@@ -1,12 +1,13 @@
 //! Final table files: one per material (both sides to move), laid out byte by byte in
-//! `formats/table.md`. Format 3: a fixed header (magic, versions, material, rule set, counts,
+//! `formats/table.md`. Format 4: a fixed header (magic, versions, material, rule set, counts,
 //! longest wins, completion record; its own crc32), then two streams of zstd-compressed blocks —
 //! distance symbols (DTC, 4, 8 or 16 bits an entry) and win/draw/loss (WDL, 2 bits) — a value
 //! table mapping distance symbols to (order, distance / 2) with the positions holding each
-//! value, a block index (offset, length, crc32 per block) and a trailer crc32 over the whole
-//! file.
+//! value and the first index of each, a block index (offset, length, crc32 per block) and a
+//! trailer crc32 over the whole file.
 //!
-//! The distances of wins and losses at once (`(0, 1)`, `(0, 0)`) are not stored: they follow
+//! The distances of wins and losses at once (`(0, 1)`, `(0, 0)`) are not stored, nor are those
+//! of one whole side (the *derived* side, as Syzygy's DTZ tables keep one side): they follow
 //! from the position's moves ([`resolve`]), which is why [`TableFile`] returns *stored* values
 //! and `Tablebase::probe_dtc` the values.
 //!
@@ -534,11 +535,12 @@ pub enum TableError {
         /// The version this program reads.
         supported: u32,
     },
-    /// A table of an earlier format version (1 or 2), which this program no longer reads.
+    /// A table of an earlier format version (1 to 3), which this program no longer reads.
     #[error(
         "{path}: table format version {version}, which this program no longer reads (it reads \
-         version 3): rebuild it with `xqtb build {material} --dir <DIR>` (build replaces it), \
-         or read it with an xqtb release of format {version}"
+         version {reads}): rebuild it with `xqtb build {material} --dir <DIR>` (build replaces \
+         it), or read it with an xqtb release of format {version}",
+        reads = FORMAT_VERSION
     )]
     OldFormat {
         /// The file.
