@@ -21,13 +21,13 @@ use crate::piece::ByColor;
 use crate::piece::Color;
 use crate::position::Position;
 use crate::table::{
-    distance_implied, is_stand_in, merge_tallies, resolve, side_char, Firsts, Histogram,
-    SideStats, Tally, LOST_AT_ONCE, WIN_AT_ONCE,
+    distance_implied, is_stand_in, merge_tallies, resolve, side_char, Firsts, Histogram, SideStats,
+    Tally, LOST_AT_ONCE, WIN_AT_ONCE,
 };
-use crate::value::CODE_NONE;
 use crate::tablebase::{MoveValue, OpenTable, ProbeError, Tablebase};
 use crate::value::Outcome;
 use crate::value::Value;
+use crate::value::CODE_NONE;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -154,81 +154,91 @@ pub fn verify_table(
             }
             other => (None, other.map(|d| &*d)),
         };
-        let (side_stats, tally) = (0..h.blocks_per_side())
-            .into_par_iter()
-            .map(|block| -> Result<(SideStats, (Histogram, Firsts)), ProbeError> {
-                // Raw codes: this pass decides legality itself (the file stores nothing for
-                // illegal entries).
-                let codes = t.file.read_stored_raw(side, block)?;
-                let mut st = SideStats::default();
-                let mut tally = Tally::new();
-                let mut values = slots.as_ref().map(|_| vec![CODE_NONE; codes.len()]);
-                for (k, &code) in codes.iter().enumerate() {
-                    let index = block * be + k as u64;
-                    let pos = t
-                        .indexer()
-                        .decode(index, turn)
-                        .filter(|p| !p.opponent_in_check());
-                    let Some(pos) = pos else {
-                        continue;
-                    };
-                    let Some(stored) = Value::from_code(code) else {
-                        fail(
-                            to_fen(&pos),
-                            format!("legal position without a value (code {code:#x})"),
-                        );
-                        continue;
-                    };
-                    let moves = child_values(tb, &t, &at_once, lookup, &pos)?;
-                    let expected = moves
-                        .iter()
-                        .map(|m| m.for_mover())
-                        .max_by_key(|v| v.rank())
-                        .unwrap_or(LOST_AT_ONCE);
-                    // The reader's rule (format 4 §5), the children's outcomes read from their
-                    // values here.
-                    let value = resolve(
-                        stored,
-                        || Ok::<_, ProbeError>(moves.iter().any(|m| m.for_mover() == WIN_AT_ONCE)),
-                        || moves.iter().any(|m| !m.capture),
-                        || Ok(expected),
-                    )?;
-                    if is_stand_in(stored) && stored.outcome() != value.outcome() {
-                        fail(
-                            to_fen(&pos),
-                            format!("holds a {:?} but its moves give {value}", stored.outcome()),
-                        );
-                    }
-                    if let Some(values) = values.as_mut() {
-                        values[k] = value.code();
-                    } else if distance_implied(value) != at_once[turn].get(index) {
-                        fail(
+        let (side_stats, tally) =
+            (0..h.blocks_per_side())
+                .into_par_iter()
+                .map(
+                    |block| -> Result<(SideStats, (Histogram, Firsts)), ProbeError> {
+                        // Raw codes: this pass decides legality itself (the file stores nothing for
+                        // illegal entries).
+                        let codes = t.file.read_stored_raw(side, block)?;
+                        let mut st = SideStats::default();
+                        let mut tally = Tally::new();
+                        let mut values = slots.as_ref().map(|_| vec![CODE_NONE; codes.len()]);
+                        for (k, &code) in codes.iter().enumerate() {
+                            let index = block * be + k as u64;
+                            let pos = t
+                                .indexer()
+                                .decode(index, turn)
+                                .filter(|p| !p.opponent_in_check());
+                            let Some(pos) = pos else {
+                                continue;
+                            };
+                            let Some(stored) = Value::from_code(code) else {
+                                fail(
+                                    to_fen(&pos),
+                                    format!("legal position without a value (code {code:#x})"),
+                                );
+                                continue;
+                            };
+                            let moves = child_values(tb, &t, &at_once, lookup, &pos)?;
+                            let expected = moves
+                                .iter()
+                                .map(|m| m.for_mover())
+                                .max_by_key(|v| v.rank())
+                                .unwrap_or(LOST_AT_ONCE);
+                            // The reader's rule (format 4 §5), the children's outcomes read from their
+                            // values here.
+                            let value = resolve(
+                                stored,
+                                || {
+                                    Ok::<_, ProbeError>(
+                                        moves.iter().any(|m| m.for_mover() == WIN_AT_ONCE),
+                                    )
+                                },
+                                || moves.iter().any(|m| !m.capture),
+                                || Ok(expected),
+                            )?;
+                            if is_stand_in(stored) && stored.outcome() != value.outcome() {
+                                fail(
+                                    to_fen(&pos),
+                                    format!(
+                                        "holds a {:?} but its moves give {value}",
+                                        stored.outcome()
+                                    ),
+                                );
+                            }
+                            if let Some(values) = values.as_mut() {
+                                values[k] = value.code();
+                            } else if distance_implied(value) != at_once[turn].get(index) {
+                                fail(
                             to_fen(&pos),
                             format!("holds {value} by its moves' values but not by their outcomes"),
                         );
-                    }
-                    let mult = t.indexer().multiplicity(index) as u64;
-                    st.count(value, mult, index);
-                    tally.add(value, mult, index);
-                    if value != expected && !order_seed(value, expected) {
-                        fail(
-                            to_fen(&pos),
-                            format!("holds {value}, its moves give {expected}"),
-                        );
-                    }
-                }
-                if let (Some(slots), Some(values)) = (&slots, values) {
-                    let mut slot = slots[block as usize].lock().unwrap();
-                    for (bytes, code) in slot.chunks_exact_mut(4).zip(values) {
-                        bytes.copy_from_slice(&code.to_le_bytes());
-                    }
-                }
-                progress(codes.len() as u64);
-                Ok((st, tally.finish()))
-            })
-            .try_reduce(Default::default, |(a, ta), (b, tb)| {
-                Ok((a.merge(b), merge_tallies(ta, tb)))
-            })?;
+                            }
+                            let mult = t.indexer().multiplicity(index) as u64;
+                            st.count(value, mult, index);
+                            tally.add(value, mult, index);
+                            if value != expected && !order_seed(value, expected) {
+                                fail(
+                                    to_fen(&pos),
+                                    format!("holds {value}, its moves give {expected}"),
+                                );
+                            }
+                        }
+                        if let (Some(slots), Some(values)) = (&slots, values) {
+                            let mut slot = slots[block as usize].lock().unwrap();
+                            for (bytes, code) in slot.chunks_exact_mut(4).zip(values) {
+                                bytes.copy_from_slice(&code.to_le_bytes());
+                            }
+                        }
+                        progress(codes.len() as u64);
+                        Ok((st, tally.finish()))
+                    },
+                )
+                .try_reduce(Default::default, |(a, ta), (b, tb)| {
+                    Ok((a.merge(b), merge_tallies(ta, tb)))
+                })?;
         *stats = side_stats;
         let (hist, firsts) = tally;
         if hist != t.file.histogram(side) || firsts != t.file.firsts(side) {

@@ -135,7 +135,7 @@ pub const LOST_AT_ONCE: Value = Value::Decided {
     distance: 0,
 };
 
-/// Is a decided value one whose distance the file does not store (format 3, §5)? A win at
+/// Is a decided value one whose distance the file does not store (format 4, §5)? A win at
 /// `(0, 1)` and a loss at `(0, 0)` follow from the position and its children's outcomes.
 pub fn distance_implied(v: Value) -> bool {
     v == WIN_AT_ONCE || v == LOST_AT_ONCE

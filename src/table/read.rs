@@ -260,7 +260,9 @@ impl<R: ReadAt> TableFile<R> {
             })
             .collect();
         // A count has a first index inside the table, and only a count has one.
-        let first_fits = |n: u64, first: u64| (n == 0) == (first == NO_INDEX) && (n == 0 || first < header.entries);
+        let first_fits = |n: u64, first: u64| {
+            (n == 0) == (first == NO_INDEX) && (n == 0 || first < header.entries)
+        };
         if let Some((k, _)) = counts.iter().enumerate().find(|(_, c)| {
             (0..2).any(|side| {
                 !first_fits(c.win[side], c.first_win[side])

@@ -127,7 +127,11 @@ pub fn merge_histograms(a: Histogram, b: Histogram) -> Histogram {
 
 /// Two runs' histograms and first indices together, in any order.
 pub fn merge_tallies(a: (Histogram, Firsts), b: (Histogram, Firsts)) -> (Histogram, Firsts) {
-    let (mut big, small) = if a.1.len() >= b.1.len() { (a.1, b.1) } else { (b.1, a.1) };
+    let (mut big, small) = if a.1.len() >= b.1.len() {
+        (a.1, b.1)
+    } else {
+        (b.1, a.1)
+    };
     for (k, i) in small {
         let e = big.entry(k).or_insert(i);
         *e = (*e).min(i);
@@ -191,10 +195,17 @@ mod tests {
         for i in 0..5000u32 {
             let (order, distance) = ((i * 7 % 13) as u16, (i * 31 % 401) as u16);
             let t = if i < 2100 { &mut a } else { &mut b };
-            t.add(Value::Decided { order, distance }, 1 + (i % 2) as u64, 2 * i as u64);
+            t.add(
+                Value::Decided { order, distance },
+                1 + (i % 2) as u64,
+                2 * i as u64,
+            );
         }
         let (a, b) = (a.finish(), b.finish());
-        assert_eq!(merge_tallies(b.clone(), a.clone()), (expected.clone(), firsts.clone()));
+        assert_eq!(
+            merge_tallies(b.clone(), a.clone()),
+            (expected.clone(), firsts.clone())
+        );
         assert_eq!(merge_tallies(a, b), (expected, firsts));
     }
 }

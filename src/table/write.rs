@@ -6,8 +6,8 @@
 //! once complete and synced (write to a temporary name, fsync, rename, fsync the directory).
 
 use super::{
-    distance_implied, Firsts, Header, Histogram, RuleSet, SideStats, Symbol, TableError, BLOCK_ENTRIES,
-    HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, WDL_DRAW, WDL_LOSS, WDL_WIN,
+    distance_implied, Firsts, Header, Histogram, RuleSet, SideStats, Symbol, TableError,
+    BLOCK_ENTRIES, HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, WDL_DRAW, WDL_LOSS, WDL_WIN,
 };
 use crate::material::Material;
 use crate::value::Value;
