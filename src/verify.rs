@@ -126,7 +126,6 @@ pub fn verify_table(
         }
     };
     let be = h.block_entries as u64;
-    let mut sides = [SideStats::default(); 2];
     // Entries whose distance the file does not store (wins and losses at once), found first
     // from their children's WDL: the entries' checks below then read their quiet children's
     // values from the file and these marks, not by resolving each child from its own children.
@@ -142,7 +141,6 @@ pub fn verify_table(
         _ => [0, 1],
     };
     for side in order {
-        let stats = &mut sides[side];
         let turn = Color::ALL[side];
         // This side's values go to the derived store, block by block, if it is the derived side;
         // otherwise its children on the derived side are read from there.
@@ -154,107 +152,37 @@ pub fn verify_table(
             }
             other => (None, other.map(|d| &*d)),
         };
-        let (side_stats, tally) =
-            (0..h.blocks_per_side())
-                .into_par_iter()
-                .map(
-                    |block| -> Result<(SideStats, (Histogram, Firsts)), ProbeError> {
-                        // Raw codes: this pass decides legality itself (the file stores nothing for
-                        // illegal entries).
-                        let codes = t.file.read_stored_raw(side, block)?;
-                        let mut st = SideStats::default();
-                        let mut tally = Tally::new();
-                        let mut values = slots.as_ref().map(|_| vec![CODE_NONE; codes.len()]);
-                        for (k, &code) in codes.iter().enumerate() {
-                            let index = block * be + k as u64;
-                            let pos = t
-                                .indexer()
-                                .decode(index, turn)
-                                .filter(|p| !p.opponent_in_check());
-                            let Some(pos) = pos else {
-                                continue;
-                            };
-                            let Some(stored) = Value::from_code(code) else {
-                                fail(
-                                    to_fen(&pos),
-                                    format!("legal position without a value (code {code:#x})"),
-                                );
-                                continue;
-                            };
-                            let moves = child_values(tb, &t, &at_once, lookup, &pos)?;
-                            let expected = moves
-                                .iter()
-                                .map(|m| m.for_mover())
-                                .max_by_key(|v| v.rank())
-                                .unwrap_or(LOST_AT_ONCE);
-                            // The reader's rule (format 4 §5), the children's outcomes read from their
-                            // values here.
-                            let value = resolve(
-                                stored,
-                                || {
-                                    Ok::<_, ProbeError>(
-                                        moves.iter().any(|m| m.for_mover() == WIN_AT_ONCE),
-                                    )
-                                },
-                                || moves.iter().any(|m| !m.capture),
-                                || Ok(expected),
-                            )?;
-                            if is_stand_in(stored) && stored.outcome() != value.outcome() {
-                                fail(
-                                    to_fen(&pos),
-                                    format!(
-                                        "holds a {:?} but its moves give {value}",
-                                        stored.outcome()
-                                    ),
-                                );
-                            }
-                            if let Some(values) = values.as_mut() {
-                                values[k] = value.code();
-                            } else if distance_implied(value) != at_once[turn].get(index) {
-                                fail(
-                            to_fen(&pos),
-                            format!("holds {value} by its moves' values but not by their outcomes"),
-                        );
-                            }
-                            let mult = t.indexer().multiplicity(index) as u64;
-                            st.count(value, mult, index);
-                            tally.add(value, mult, index);
-                            if value != expected && !order_seed(value, expected) {
-                                fail(
-                                    to_fen(&pos),
-                                    format!("holds {value}, its moves give {expected}"),
-                                );
-                            }
-                        }
-                        if let (Some(slots), Some(values)) = (&slots, values) {
-                            let mut slot = slots[block as usize].lock().unwrap();
-                            for (bytes, code) in slot.chunks_exact_mut(4).zip(values) {
-                                bytes.copy_from_slice(&code.to_le_bytes());
-                            }
-                        }
-                        progress(codes.len() as u64);
-                        Ok((st, tally.finish()))
-                    },
-                )
-                .try_reduce(Default::default, |(a, ta), (b, tb)| {
-                    Ok((a.merge(b), merge_tallies(ta, tb)))
-                })?;
-        *stats = side_stats;
-        let (hist, firsts) = tally;
+        let checker = Checker {
+            tb,
+            t: &t,
+            at_once: &at_once,
+            derived: lookup,
+            fail: &fail,
+        };
+        let (stats, (hist, firsts)) = (0..h.blocks_per_side())
+            .into_par_iter()
+            .map(|block| {
+                let slot = slots.as_ref().map(|s| &s[block as usize]);
+                let counts = checker.block(turn, block, slot)?;
+                progress(h.block_len(block) as u64);
+                Ok(counts)
+            })
+            .try_reduce(Default::default, |(a, ta), (b, tb)| {
+                Ok::<_, ProbeError>((a.merge(b), merge_tallies(ta, tb)))
+            })?;
         if hist != t.file.histogram(side) || firsts != t.file.firsts(side) {
             fail(
                 format!("value table of {}", t.file.path().display()),
                 format!(
-                    "side {} counts {:?} per (order, distance), first at {:?}, but the entries give {:?}, {:?}",
+                    "side {} counts {:?} per (order, distance), first at {:?}, but the entries \
+                     give {hist:?}, {firsts:?}",
                     side_char(side),
                     t.file.histogram(side),
                     t.file.firsts(side),
-                    hist,
-                    firsts
                 ),
             );
         }
-        if *stats != h.sides[side] {
+        if stats != h.sides[side] {
             fail(
                 format!("header of {}", t.file.path().display()),
                 format!(
@@ -274,6 +202,109 @@ pub fn verify_table(
         failure_count: failure_count.into_inner(),
         failures,
     })
+}
+
+/// What checking one side's entries needs: the table, its wins and losses at once, the derived
+/// side's values (when the side checked is the other one), and where failures go.
+struct Checker<'a> {
+    tb: &'a Tablebase,
+    t: &'a OpenTable,
+    at_once: &'a ByColor<Bitmap>,
+    derived: Option<&'a DerivedValues>,
+    fail: &'a (dyn Fn(String, String) + Sync),
+}
+
+impl Checker<'_> {
+    /// Checks one block of `turn`'s entries against their children; returns its counts and, if
+    /// `slot` is given (the derived side), stores the entries' values there.
+    fn block(
+        &self,
+        turn: Color,
+        block: u64,
+        slot: Option<&Mutex<&mut [u8]>>,
+    ) -> Result<(SideStats, (Histogram, Firsts)), ProbeError> {
+        // Raw codes: this pass decides legality itself (the file stores nothing for illegal
+        // entries).
+        let codes = self.t.file.read_stored_raw(turn.index(), block)?;
+        let first = block * self.t.file.header().block_entries as u64;
+        let mut st = SideStats::default();
+        let mut tally = Tally::new();
+        let mut values = vec![CODE_NONE; codes.len()];
+        for (k, &code) in codes.iter().enumerate() {
+            let index = first + k as u64;
+            let Some(value) = self.entry(turn, index, code, slot.is_some())? else {
+                continue;
+            };
+            values[k] = value.code();
+            let mult = self.t.indexer().multiplicity(index) as u64;
+            st.count(value, mult, index);
+            tally.add(value, mult, index);
+        }
+        if let Some(slot) = slot {
+            let mut slot = slot.lock().unwrap();
+            for (bytes, code) in slot.chunks_exact_mut(4).zip(values) {
+                bytes.copy_from_slice(&code.to_le_bytes());
+            }
+        }
+        Ok((st, tally.finish()))
+    }
+
+    /// Checks entry `index` of `turn` (stored `code`) against its children; returns its value,
+    /// or `None` if it is not a legal position (or holds no value: a failure). `derived`: the
+    /// entry is on the derived side (no wins or losses at once are marked there).
+    fn entry(
+        &self,
+        turn: Color,
+        index: u64,
+        code: u32,
+        derived: bool,
+    ) -> Result<Option<Value>, ProbeError> {
+        let fail = self.fail;
+        let pos = self.t.indexer().decode(index, turn);
+        let Some(pos) = pos.filter(|p| !p.opponent_in_check()) else {
+            return Ok(None);
+        };
+        let Some(stored) = Value::from_code(code) else {
+            fail(
+                to_fen(&pos),
+                format!("legal position without a value (code {code:#x})"),
+            );
+            return Ok(None);
+        };
+        let moves = child_values(self.tb, self.t, self.at_once, self.derived, &pos)?;
+        let expected = moves
+            .iter()
+            .map(|m| m.for_mover())
+            .max_by_key(|v| v.rank())
+            .unwrap_or(LOST_AT_ONCE);
+        // The reader's rule (format 4 §5), the children's outcomes read from their values here.
+        let value = resolve(
+            stored,
+            || Ok::<_, ProbeError>(moves.iter().any(|m| m.for_mover() == WIN_AT_ONCE)),
+            || moves.iter().any(|m| !m.capture),
+            || Ok(expected),
+        )?;
+        if is_stand_in(stored) && stored.outcome() != value.outcome() {
+            let held = stored.outcome();
+            fail(
+                to_fen(&pos),
+                format!("holds a {held:?} but its moves give {value}"),
+            );
+        }
+        if !derived && distance_implied(value) != self.at_once[turn].get(index) {
+            fail(
+                to_fen(&pos),
+                format!("holds {value} by its moves' values but not by their outcomes"),
+            );
+        }
+        if value != expected && !order_seed(value, expected) {
+            fail(
+                to_fen(&pos),
+                format!("holds {value}, its moves give {expected}"),
+            );
+        }
+        Ok(Some(value))
+    }
 }
 
 /// The entries of `t` whose values are wins or losses at once (format 4 §5: their distances are

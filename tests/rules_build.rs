@@ -483,3 +483,78 @@ fn warm_starts_agree_with_cold_ones() {
         "no order started an exclusion warm: {notes:#?}"
     );
 }
+
+/// A derived side stores only its entries' outcomes (format 4 §5): `verify` finds their values
+/// from their moves and reports an entry whose stored outcome they contradict. Here one of
+/// KRKN's derived losses is written as a win, with counts that agree with the entries (so only
+/// the moves can tell).
+#[test]
+fn verify_checks_a_derived_sides_outcomes() {
+    use xqtb::table::{SideStats, TableWriter, Tally};
+    use xqtb::verify::verify_table;
+    let dir = tempfile::tempdir().unwrap();
+    build_in(dir.path(), "KRKN", &options(dir.path(), Rules::None), 2);
+    let built = open(dir.path(), "KRKN");
+    let h = built.header().clone();
+    let derived = h.derived.expect("a built table derives a side");
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let mut codes: Vec<Vec<u32>> = (0..2)
+        .map(|side| {
+            (0..h.blocks_per_side())
+                .flat_map(|b| tb.block_values(h.material, side, b).unwrap())
+                .collect()
+        })
+        .collect();
+    // The first loss at distance 2 or more on the derived side becomes a win one ply longer.
+    let (index, distance) = codes[derived]
+        .iter()
+        .enumerate()
+        .find_map(|(i, &c)| match Value::from_code(c) {
+            Some(Value::Decided { order: 0, distance }) if distance >= 2 && distance % 2 == 0 => {
+                Some((i, distance))
+            }
+            _ => None,
+        })
+        .expect("a derived loss with a distance");
+    codes[derived][index] = Value::Decided {
+        order: 0,
+        distance: distance + 1,
+    }
+    .code();
+    let ix = xqtb::Indexer::new(h.material).unwrap();
+    let mut sides = [SideStats::default(); 2];
+    let tallies = [0, 1].map(|side| {
+        let mut tally = Tally::new();
+        for (i, &c) in codes[side].iter().enumerate() {
+            if let Some(v) = Value::from_code(c) {
+                let mult = ix.multiplicity(i as u64) as u64;
+                sides[side].count(v, mult, i as u64);
+                tally.add(v, mult, i as u64);
+            }
+        }
+        tally.finish()
+    });
+    drop((built, tb));
+    let mut w = TableWriter::create(
+        &table_path(dir.path(), h.material),
+        h.material,
+        h.entries,
+        h.derived,
+    )
+    .unwrap();
+    for (side, c) in codes.iter().enumerate() {
+        w.write(side, c).unwrap();
+    }
+    w.finish(RuleSet::DtcOrder0, sides, &tallies, 0).unwrap();
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let report = verify_table(&tb, h.material, &|_| {}).unwrap();
+    let fen = xqtb::fen::to_fen(&ix.decode(index as u64, Color::ALL[derived]).unwrap());
+    assert!(
+        report
+            .failures
+            .iter()
+            .any(|f| f.fen == fen && f.what.contains("but its moves give")),
+        "{fen}: {:?}",
+        report.failures
+    );
+}

@@ -28,7 +28,7 @@ mod stats;
 mod write;
 
 pub use read::{cache_limit, Mapped, ReadAt, TableFile};
-pub use stats::{merge_histograms, merge_tallies, Tally};
+pub use stats::{merge_tallies, Tally};
 pub use write::TableWriter;
 
 use crate::material::Material;

@@ -117,7 +117,7 @@ fn split(key: u32) -> (u16, u16) {
 }
 
 /// Two histograms added (the larger one kept, the smaller one's counts added to it).
-pub fn merge_histograms(a: Histogram, b: Histogram) -> Histogram {
+fn merge_histograms(a: Histogram, b: Histogram) -> Histogram {
     let (mut big, small) = if a.len() >= b.len() { (a, b) } else { (b, a) };
     for (k, n) in small {
         *big.entry(k).or_default() += n;
