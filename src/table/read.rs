@@ -7,7 +7,7 @@
 use super::{
     derived_stand_in, is_order_seed, side_char, wdl_outcome, Firsts, Header, Histogram, Stream,
     Symbol, SymbolCounts, TableError, HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, VALUE_ENTRY_LEN,
-    WDL_DRAW, WDL_LOSS, WDL_WIN,
+    WDL_DRAW, WDL_WIN,
 };
 use crate::index::Indexer;
 use crate::piece::Color;
@@ -531,7 +531,8 @@ impl<R: ReadAt> TableFile<R> {
     }
 
     /// The value of a WDL symbol and distance symbol; an error for a symbol outside the value
-    /// table (corruption).
+    /// table (corruption). On a derived side (format 4, §5) symbol 0 is the stand-in of the
+    /// outcome, and symbol `s + 1` a loss at value `s`, which must be a seed of an order above 0.
     fn decode_value(
         &self,
         w: u8,
@@ -542,51 +543,27 @@ impl<R: ReadAt> TableFile<R> {
         if w == WDL_DRAW {
             return Ok(Value::Draw);
         }
-        if self.header.derived == Some(side) {
-            return self.decode_derived(w, sym, side, block);
-        }
-        let Some(s) = self.values.get(sym) else {
-            return Err(self.block_error(
-                Stream::Dtc,
-                side,
-                block,
-                format!(
-                    "symbol {sym} outside the value table ({} entries)",
-                    self.values.len()
-                ),
-            ));
-        };
-        Ok(Value::Decided {
-            order: s.order,
-            distance: 2 * s.half + (w == WDL_WIN) as u16,
-        })
-    }
-
-    /// A derived side's stored value (format 4, §5): symbol 0 the stand-in of its outcome,
-    /// symbol `s + 1` a loss at value `s`, which must be a seed of an order above 0.
-    fn decode_derived(
-        &self,
-        w: u8,
-        sym: usize,
-        side: usize,
-        block: u64,
-    ) -> Result<Value, TableError> {
-        if sym == 0 {
+        let derived = self.header.derived == Some(side);
+        if derived && sym == 0 {
             return Ok(derived_stand_in(wdl_outcome(w)));
         }
-        let seed = self.values.get(sym - 1).map(|s| Value::Decided {
+        let error = |what: String| self.block_error(Stream::Dtc, side, block, what);
+        let Some(s) = self.values.get(sym - derived as usize) else {
+            return Err(error(format!(
+                "symbol {sym} outside the value table ({} entries)",
+                self.values.len()
+            )));
+        };
+        let value = Value::Decided {
             order: s.order,
-            distance: 2 * s.half,
-        });
-        match seed {
-            Some(v) if w == WDL_LOSS && is_order_seed(v) => Ok(v),
-            _ => Err(self.block_error(
-                Stream::Dtc,
-                side,
-                block,
-                format!("derived side's symbol {sym} is not a loss of a seed"),
-            )),
+            distance: 2 * s.half + (w == WDL_WIN) as u16,
+        };
+        if derived && !is_order_seed(value) {
+            return Err(error(format!(
+                "derived side's symbol {sym} is not a loss of a seed"
+            )));
         }
+        Ok(value)
     }
 
     /// The value a legal position's entry stores (WDL and distance streams). Not always the
