@@ -229,7 +229,8 @@ impl Tablebase {
     /// conversion. A win at once (distance 1) and a loss at once (distance 0) are not stored
     /// in the file: they are found by a look at the moves ([`crate::table::resolve`]), which
     /// costs a WDL probe of the children that could be lost at once (for a capture, in the
-    /// smaller table, which must be present).
+    /// smaller table, which must be present). Nor are the distances of a table's derived side
+    /// ([`Tablebase::derive`]): its positions' values come from their children's.
     pub fn probe_dtc(&self, pos: &Position) -> Result<Value, ProbeError> {
         let stored = self.locate(pos, |t, side, index| t.file.stored_legal(side, index))?;
         self.resolve(pos, stored)
@@ -251,6 +252,9 @@ impl Tablebase {
     /// only at its quiet moves (a capture into a won position gives the least loss, `(0, 0)`).
     /// The quiet moves reach the other side of the same table, whose values are stored.
     pub fn derive(&self, pos: &Position, outcome: Outcome) -> Result<Value, ProbeError> {
+        if outcome == Outcome::Draw {
+            return Ok(Value::Draw);
+        }
         let mut best: Option<Value> = None;
         for mv in pos.legal_moves() {
             let capture = pos.is_capture(mv);
