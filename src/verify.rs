@@ -229,18 +229,21 @@ impl Checker<'_> {
         let first = block * self.t.file.header().block_entries as u64;
         let mut st = SideStats::default();
         let mut tally = Tally::new();
-        let mut values = vec![CODE_NONE; codes.len()];
+        // Only the derived side's values are kept (for the other side's checks).
+        let mut values = slot.map(|_| vec![CODE_NONE; codes.len()]);
         for (k, &code) in codes.iter().enumerate() {
             let index = first + k as u64;
             let Some(value) = self.entry(turn, index, code, slot.is_some())? else {
                 continue;
             };
-            values[k] = value.code();
+            if let Some(values) = values.as_mut() {
+                values[k] = value.code();
+            }
             let mult = self.t.indexer().multiplicity(index) as u64;
             st.count(value, mult, index);
             tally.add(value, mult, index);
         }
-        if let Some(slot) = slot {
+        if let (Some(slot), Some(values)) = (slot, values) {
             let mut slot = slot.lock().unwrap();
             for (bytes, code) in slot.chunks_exact_mut(4).zip(values) {
                 bytes.copy_from_slice(&code.to_le_bytes());
