@@ -38,9 +38,9 @@ fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> (SideStats, (Histog
 }
 
 /// The side whose distances the file leaves to be found from its moves (`formats/table.md`
-/// §5): the one with more distances to store (decided values but those at once), which is
-/// most of the distance bytes, and of the time compressing them, in every table we measured
-/// (`formats/table.md` §13). Black on a tie.
+/// §5): the one with more distances to store (decided values but those at once). The count
+/// stands in for the compressed bytes (and the time compressing them): it picks the larger
+/// stream in KRNKAABB, KRCKR and KRKNN, not in KRKR (`formats/table.md` §5). Black on a tie.
 fn derived_side(work: &Work) -> Result<usize, BuildError> {
     let mut stored = [0usize; 2];
     for side in Color::ALL {

@@ -352,32 +352,32 @@ impl<R: ReadAt> TableFile<R> {
     /// One side's first index of each decided `(order, distance)` it holds, from
     /// [`TableFile::value_counts`].
     pub fn firsts(&self, side: usize) -> Firsts {
-        let mut f = Firsts::new();
-        for (s, c) in self.values.iter().zip(&self.counts) {
-            for (distance, i) in [
-                (2 * s.half + 1, c.first_win[side]),
-                (2 * s.half, c.first_loss[side]),
-            ] {
-                if i != NO_INDEX {
-                    f.insert((s.order, distance), i);
-                }
-            }
-        }
-        f
+        self.by_value(|c| [c.first_win[side], c.first_loss[side]], NO_INDEX)
     }
 
     /// One side's histogram, from [`TableFile::value_counts`]: positions per decided
     /// `(order, distance)`.
     pub fn histogram(&self, side: usize) -> Histogram {
-        let mut h = Histogram::new();
+        self.by_value(|c| [c.win[side], c.loss[side]], 0)
+    }
+
+    /// A field of every value-table entry (`[win, loss]`), by `(order, distance)`, leaving out
+    /// the values whose field is `none`.
+    fn by_value(
+        &self,
+        field: impl Fn(&SymbolCounts) -> [u64; 2],
+        none: u64,
+    ) -> std::collections::BTreeMap<(u16, u16), u64> {
+        let mut out = std::collections::BTreeMap::new();
         for (s, c) in self.values.iter().zip(&self.counts) {
-            for (distance, n) in [(2 * s.half + 1, c.win[side]), (2 * s.half, c.loss[side])] {
-                if n > 0 {
-                    h.insert((s.order, distance), n);
+            let [win, loss] = field(c);
+            for (distance, x) in [(2 * s.half + 1, win), (2 * s.half, loss)] {
+                if x != none {
+                    out.insert((s.order, distance), x);
                 }
             }
         }
-        h
+        out
     }
 
     fn block_error(
