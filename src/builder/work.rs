@@ -187,14 +187,16 @@ impl Work {
         self.store.read_chunk(side, c, self.current[side][c], len)
     }
 
-    /// Writes an updated chunk as a new generation (streaming), deleting the one it replaces
-    /// unless a checkpoint names it.
+    /// Writes an updated chunk (streaming): as a new generation if the last checkpoint names
+    /// the current one, else over the current one, which nothing else refers to (a kill while
+    /// it is written loses only work since the checkpoint, whose files stay intact).
     pub fn replace(&mut self, side: Color, c: usize, chunk: &Chunk) -> Result<(), BuildError> {
         let old = self.current[side][c];
-        self.current[side][c] = self.store.write_chunk(side, c, old.gen + 1, chunk)?;
-        if self.checkpointed[side].get(c) != Some(&old) {
-            self.store.remove_chunk(side, c, old.gen)?;
-        }
+        let gen = match self.checkpointed[side].get(c) == Some(&old) {
+            true => old.gen + 1,
+            false => old.gen,
+        };
+        self.current[side][c] = self.store.write_chunk(side, c, gen, chunk)?;
         Ok(())
     }
 
