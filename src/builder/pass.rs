@@ -27,13 +27,9 @@ use super::work::{Entries, Work, WINDOW};
 use super::BuildError;
 use crate::piece::Color;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
-/// Records read back from an update log at a time.
-const LOG_BATCH: usize = 1 << 18;
-/// Log batches shorter than this are applied by one thread.
-const SERIAL_APPLY: usize = 1 << 14;
 /// Resident buckets hold `2^16` entries (256 KiB of working entries).
 const PAGE_SHIFT: u32 = 16;
 /// Frontier entries a scanning task takes at least (see [`tasks`]).
@@ -437,47 +433,55 @@ fn apply_buckets<'e, P: Pass>(
 }
 
 /// Streaming, after the last round: reads each chunk with an update log once, applies the log,
-/// and writes the chunk as a new generation. Returns the entries resolved.
+/// and writes the chunk back ([`super::work::Work::replace`]). The workers take the chunks one
+/// at a time, each applying its own chunk's log alone (no atomic read-modify-write, no
+/// partitioning), so one worker's file reads and writes overlap the others' updates. Each reads
+/// its log in batches through its share of the staging buffer's sorted half, idle after the last
+/// round. Returns the entries resolved.
 fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, BuildError> {
-    let layout = work.layout;
-    let mut resolved = 0;
-    for c in 0..layout.chunks() {
-        if !work.store.log_path(dst, c).exists() {
-            continue;
+    let mut logged = Vec::new();
+    for c in 0..work.layout.chunks() {
+        if work.store.has_log(dst, c)? {
+            logged.push((c, work.next_gen(dst, c)));
         }
-        let chunk = work.read(dst, c)?;
-        let marks = Marks {
-            unresolved: work.unresolved[dst].as_ref(),
-            next: &work.next[dst],
-        };
-        let base = layout.base(c);
-        // Each batch is partitioned by bucket, as a resident commit's updates are, through the
-        // staging buffer's sorted half (idle after the last round), a piece at a time.
-        let shift = PAGE_SHIFT.min(layout.shift());
-        let buckets = layout.len(c).div_ceil(1 << shift);
-        let sorted = &mut work.buffers.sorted;
-        assert!(!sorted.is_empty(), "a streaming pass has an update buffer");
-        work.store.drain_log(dst, c, LOG_BATCH, |locals| {
-            for piece in locals.chunks(sorted.len()) {
-                if piece.len() < SERIAL_APPLY {
-                    // A short log (the later orders' hundreds of small passes): one thread, no
-                    // parallel set-up to pay for.
-                    let mut scratch = pass.scratch();
-                    for &l in piece {
+    }
+    let workers = rayon::current_num_threads().min(logged.len()).max(1);
+    let mut sorted = std::mem::take(&mut work.buffers.sorted);
+    assert!(!sorted.is_empty(), "a streaming pass has an update buffer");
+    let part = sorted.len().div_ceil(workers);
+    let taken = AtomicUsize::new(0);
+    let w: &Work = work;
+    let marks = Marks {
+        unresolved: w.unresolved[dst].as_ref(),
+        next: &w.next[dst],
+    };
+    let done: Result<Vec<_>, BuildError> = sorted
+        .par_chunks_mut(part)
+        .map(|recs| {
+            let mut scratch = pass.scratch();
+            let (mut resolved, mut written) = (0, Vec::new());
+            while let Some(&(c, gen)) = logged.get(taken.fetch_add(1, Relaxed)) {
+                let chunk = w.read(dst, c)?;
+                let base = w.layout.base(c);
+                w.store.drain_log(dst, c, recs, |locals| {
+                    for &l in locals {
                         let e = &chunk.entries[l as usize];
                         resolved += marks.apply(pass, e, base + l as u64, true, &mut scratch);
                     }
-                    continue;
-                }
-                let starts = partition(piece, sorted, shift, buckets);
-                resolved += apply_buckets(pass, &marks, &sorted[..piece.len()], &starts, |k, l| {
-                    let local = (k << shift) + l as usize;
-                    (&chunk.entries[local], base + local as u64)
-                });
+                })?;
+                written.push((c, w.store.write_chunk(dst, c, gen, &chunk)?));
+                w.store.recycle(chunk);
             }
-        })?;
-        work.replace(dst, c, &chunk)?;
-        work.store.recycle(chunk);
+            Ok((resolved, written))
+        })
+        .collect();
+    work.buffers.sorted = sorted;
+    let mut resolved = 0;
+    for (n, written) in done? {
+        resolved += n;
+        for (c, rec) in written {
+            work.current[dst][c] = rec;
+        }
     }
     Ok(resolved)
 }

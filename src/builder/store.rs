@@ -167,17 +167,18 @@ pub struct StoreDir {
     /// The directory's path.
     pub dir: PathBuf,
     _lock: File,
-    /// One chunk's entries given back by [`StoreDir::recycle`], kept for the next read. A
-    /// streamed pass reads and writes a chunk (megabytes) at a time; fresh allocations of that
-    /// size are fresh pages from the kernel every time (7 % of a streamed KRNKAABB build went
-    /// to their page faults).
-    spare: std::sync::Mutex<Vec<AtomicU32>>,
-    /// The same for draining update logs: a batch of records, read in place.
-    log_scratch: std::sync::Mutex<Vec<u32>>,
+    /// Chunks' entries given back by [`StoreDir::recycle`] or set aside by
+    /// [`StoreDir::reserve`], kept for the next reads. A streamed pass reads and writes a chunk
+    /// (megabytes) at a time on every worker; fresh allocations of that size are fresh pages
+    /// from the kernel every time (7 % of a streamed KRNKAABB build went to their page
+    /// faults), and made by a worker they would stay in its allocator arena.
+    spare: std::sync::Mutex<Vec<Vec<AtomicU32>>>,
+    /// How many buffers `spare` keeps at most.
+    spares: std::sync::atomic::AtomicUsize,
     /// Update logs kept open, by side and chunk (at most [`OPEN_LOGS`]): a streamed pass
     /// appends to every chunk's log once per round, and opening the file each time cost more
     /// than writing to it.
-    logs: std::sync::Mutex<std::collections::HashMap<(Color, usize), File>>,
+    logs: std::sync::Mutex<std::collections::HashMap<(Color, usize), std::sync::Arc<File>>>,
 }
 
 /// Update logs a store keeps open at most (then it closes them all and starts again).
@@ -221,7 +222,7 @@ impl StoreDir {
                         dir,
                         _lock: lock,
                         spare: Default::default(),
-                        log_scratch: Default::default(),
+                        spares: 1.into(),
                         logs: Default::default(),
                     })
                 }
@@ -355,7 +356,7 @@ impl StoreDir {
         if size != (CHUNK_HEADER + 4 * len + 4) as u64 {
             return Err(bad("wrong length"));
         }
-        let mut entries = std::mem::take(&mut *self.spare.lock().unwrap());
+        let mut entries = self.spare.lock().unwrap().pop().unwrap_or_default();
         entries.clear();
         entries.resize_with(len, || AtomicU32::new(0));
         let (mut header, mut trailer) = ([0u8; CHUNK_HEADER], [0u8; 4]);
@@ -386,8 +387,22 @@ impl StoreDir {
     /// serves the next read.
     pub fn recycle(&self, chunk: Chunk) {
         let mut spare = self.spare.lock().unwrap();
-        if spare.capacity() < chunk.entries.capacity() {
-            *spare = chunk.entries;
+        if spare.len() < self.spares.load(Relaxed) {
+            spare.push(chunk.entries);
+        }
+    }
+
+    /// Sets aside `n` buffers of `len` entries for chunks read later (by the calling thread, so
+    /// that worker threads reading chunks allocate nothing).
+    pub fn reserve(&self, n: usize, len: usize) {
+        let mut spare = self.spare.lock().unwrap();
+        self.spares.store(n, Relaxed);
+        spare.truncate(n);
+        for s in spare.iter_mut() {
+            s.reserve(len.saturating_sub(s.len()));
+        }
+        while spare.len() < n {
+            spare.push(Vec::with_capacity(len));
         }
     }
 
@@ -470,7 +485,12 @@ impl StoreDir {
     ) -> Result<Option<T>, BuildError> {
         let path = self.log_path(side, chunk);
         let mut logs = self.logs.lock().unwrap();
-        if !logs.contains_key(&(side, chunk)) {
+        if let Some(file) = logs.get(&(side, chunk)).cloned() {
+            // Other logs stay usable meanwhile (workers drain different chunks at once).
+            drop(logs);
+            return f(&file).map(Some).map_err(io(&path));
+        }
+        {
             let opened = File::options()
                 .read(true)
                 .append(true)
@@ -483,9 +503,11 @@ impl StoreDir {
             if logs.len() >= OPEN_LOGS {
                 logs.clear();
             }
-            logs.insert((side, chunk), file);
+            let file = std::sync::Arc::new(file);
+            logs.insert((side, chunk), file.clone());
+            drop(logs);
+            f(&file).map(Some).map_err(io(&path))
         }
-        f(&logs[&(side, chunk)]).map(Some).map_err(io(&path))
     }
 
     /// Appends update records (indices of entries in that chunk) to a chunk's log, as local
@@ -501,7 +523,8 @@ impl StoreDir {
         Ok(len.is_some_and(|n| n > 0))
     }
 
-    /// Streams a chunk's log in batches of at most `batch` records, then empties it. The file
+    /// Streams a chunk's log in batches of at most `recs.len()` records (read into `recs`),
+    /// then empties it. The file
     /// stays, emptied and open, for the next pass's updates (a file created and deleted per
     /// chunk and pass cost more than the updates it held in the late plies, see
     /// [`StoreDir::write_chunk`]).
@@ -509,13 +532,12 @@ impl StoreDir {
         &self,
         side: Color,
         chunk: usize,
-        batch: usize,
+        recs: &mut [u32],
         mut f: impl FnMut(&[u32]),
     ) -> Result<(), BuildError> {
         use std::os::unix::fs::FileExt;
+        assert!(!recs.is_empty(), "a log is drained through a buffer");
         let path = self.log_path(side, chunk);
-        let mut recs = self.log_scratch.lock().unwrap();
-        recs.resize(batch.max(1), 0);
         let torn = || BuildError::Checkpoint(format!("{}: torn update log", path.display()));
         self.with_log(side, chunk, false, |file| {
             let len = file.metadata()?.len();
@@ -556,7 +578,7 @@ mod tests {
             let mut got = Vec::new();
             let mut seen = Vec::new();
             store
-                .drain_log(Color::Red, 0, batch, |b| {
+                .drain_log(Color::Red, 0, &mut vec![0; batch], |b| {
                     seen.push(b.len());
                     got.extend_from_slice(b);
                 })
@@ -570,7 +592,7 @@ mod tests {
         }
         let mut got = Vec::new();
         store
-            .drain_log(Color::Black, 3, 1 << 10, |b| got.extend_from_slice(b))
+            .drain_log(Color::Black, 3, &mut [0; 1 << 10], |b| got.extend_from_slice(b))
             .unwrap();
         assert_eq!(got, records);
         // The file holds little-endian words.
@@ -590,7 +612,9 @@ mod tests {
         let mut bytes = std::fs::read(&path).unwrap();
         bytes.pop();
         std::fs::write(&path, bytes).unwrap();
-        let err = store.drain_log(Color::Red, 0, 16, |_| {}).unwrap_err();
+        let err = store
+            .drain_log(Color::Red, 0, &mut [0; 16], |_| {})
+            .unwrap_err();
         assert!(err.to_string().contains("torn update log"), "{err}");
     }
 

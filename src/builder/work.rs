@@ -72,6 +72,11 @@ impl Work {
         buffer_records: usize,
     ) -> Work {
         let n = layout.entries();
+        if !resident {
+            // A chunk in flight per worker (`pass::apply_logs`), two at initialisation.
+            let workers = rayon::current_num_threads().max(2);
+            store.reserve(workers, layout.chunk_len());
+        }
         Work {
             material,
             layout,
@@ -191,13 +196,17 @@ impl Work {
     /// the current one, else over the current one, which nothing else refers to (a kill while
     /// it is written loses only work since the checkpoint, whose files stay intact).
     pub fn replace(&mut self, side: Color, c: usize, chunk: &Chunk) -> Result<(), BuildError> {
+        self.current[side][c] = self.store.write_chunk(side, c, self.next_gen(side, c), chunk)?;
+        Ok(())
+    }
+
+    /// The generation [`Work::replace`] writes chunk `c` of `side` as.
+    pub fn next_gen(&self, side: Color, c: usize) -> u64 {
         let old = self.current[side][c];
-        let gen = match self.checkpointed[side].get(c) == Some(&old) {
+        match self.checkpointed[side].get(c) == Some(&old) {
             true => old.gen + 1,
             false => old.gen,
-        };
-        self.current[side][c] = self.store.write_chunk(side, c, gen, chunk)?;
-        Ok(())
+        }
     }
 
     /// After the passes of one step: what they resolved becomes the frontier. Returns its size.
