@@ -227,7 +227,7 @@ fn pull_pays(work: &Work, src: Color, total: u64) -> bool {
 /// and the retro moves into one are the same edges ([`Graph::any_child_among`],
 /// [`Graph::predecessors`]), so the entries resolved are the push's, in either order. Needs the
 /// unresolved filter ([`pull_pays`]); streaming, each chunk with unresolved entries is read,
-/// pulled and, if anything resolved, written as a new generation.
+/// pulled and, if anything resolved, written back ([`Work::replace`]).
 fn pull_wins(
     work: &mut Work,
     graph: &Graph,
@@ -241,27 +241,37 @@ fn pull_wins(
         pull_range(work, graph, dst, to, 0..layout.entries(), entry, progress);
         return Ok(());
     }
-    for c in 0..layout.chunks() {
-        let (base, len) = (layout.base(c), layout.len(c));
-        let open = work.unresolved[dst].as_ref();
-        if open.is_none_or(|open| open.count(base, len) == 0) {
-            continue;
-        }
-        let chunk = work.read(dst, c)?;
-        let entry = |index: u64| &chunk.entries[(index - base) as usize];
-        let resolved = pull_range(
-            work,
-            graph,
-            dst,
-            to,
-            base..base + len as u64,
-            entry,
-            progress,
-        );
-        if resolved > 0 {
-            work.replace(dst, c, &chunk)?;
-        }
-        work.store.recycle(chunk);
+    let open = work.unresolved[dst].as_ref();
+    let pulled: Vec<(usize, u64)> = (0..layout.chunks())
+        .filter(|&c| open.is_some_and(|open| open.count(layout.base(c), layout.len(c)) > 0))
+        .map(|c| (c, work.next_gen(dst, c)))
+        .collect();
+    // A chunk per worker at a time, as `pass::apply_logs` takes them: one's file reads and
+    // writes overlap another's pulls.
+    let workers = rayon::current_num_threads()
+        .min(work.chunk_buffers)
+        .min(pulled.len());
+    let taken = std::sync::atomic::AtomicUsize::new(0);
+    let w: &Work = work;
+    let written: Vec<Vec<_>> = (0..workers)
+        .into_par_iter()
+        .map(|_| -> Result<Vec<_>, BuildError> {
+            let mut written = Vec::new();
+            while let Some(&(c, gen)) = pulled.get(taken.fetch_add(1, Relaxed)) {
+                let (base, len) = (layout.base(c), layout.len(c));
+                let chunk = w.read(dst, c)?;
+                let entry = |index: u64| &chunk.entries[(index - base) as usize];
+                let range = base..base + len as u64;
+                if pull_range(w, graph, dst, to, range, entry, progress) > 0 {
+                    written.push((c, w.store.write_chunk(dst, c, gen, &chunk)?));
+                }
+                w.store.recycle(chunk);
+            }
+            Ok(written)
+        })
+        .collect::<Result<_, _>>()?;
+    for (c, rec) in written.into_iter().flatten() {
+        work.current[dst][c] = rec;
     }
     Ok(())
 }

@@ -445,7 +445,10 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
             logged.push((c, work.next_gen(dst, c)));
         }
     }
-    let workers = rayon::current_num_threads().min(logged.len()).max(1);
+    let workers = rayon::current_num_threads()
+        .min(work.chunk_buffers)
+        .min(logged.len())
+        .max(1);
     let mut sorted = std::mem::take(&mut work.buffers.sorted);
     assert!(!sorted.is_empty(), "a streaming pass has an update buffer");
     let part = sorted.len().div_ceil(workers);

@@ -5,7 +5,8 @@
 //! unresolved filter and two frontiers), updates applied in place. Streaming (Wu and Beal's
 //! point: a few bits per position in RAM, the rest on disk): the frontier bitmaps (and the
 //! unresolved filter where it fits) in RAM, chunks on disk, updates gathered in a fixed buffer
-//! that spills to per-chunk logs; one chunk in RAM at a time while updates are applied.
+//! that spills to per-chunk logs; a chunk per worker in RAM while updates are applied (as far as
+//! the budget allows, at least two).
 
 use super::entry::Bitmap;
 
@@ -32,6 +33,8 @@ pub struct Plan {
     pub pack_budget: u64,
     /// Shared update buffer, bytes (streaming).
     pub update_buffer: u64,
+    /// Chunks in RAM at once (streaming): one per worker if the budget allows, at least two.
+    pub chunk_buffers: usize,
     /// The planned total.
     pub total: u64,
 }
@@ -75,13 +78,14 @@ pub fn plan(
             unresolved_filter: true,
             pack_budget: free - update_buffer + subs_min,
             update_buffer,
+            chunk_buffers: 0,
             total: budget,
         });
     }
     // Two chunks: initialisation fills both sides' chunks of a range at once (one decode
-    // serves both); later passes hold one while updates are applied (read from and written to
-    // its file in place, no file image beside it). The workers' gathering buffers and the
-    // staging buffer while a frontier is scanned.
+    // serves both); later passes hold one per worker while updates are applied (read from and
+    // written to its file in place, no file image beside it), more below if there is room. The
+    // workers' gathering buffers and the staging buffer while a frontier is scanned.
     let chunk = 2 * chunk_bytes(chunk_len);
     let filter_needed = if rule_bitmaps > 0 { 2 * bitmap } else { 0 };
     let fixed = 4 * bitmap + chunk + workers + RESERVE + subs_min + rules + filter_needed;
@@ -96,6 +100,10 @@ pub fn plan(
     if unresolved_filter && rule_bitmaps == 0 {
         free -= 2 * bitmap;
     }
+    // Then a chunk for each worker beyond two: the workers apply the logs of different chunks
+    // at once (`pass::apply_logs`), one's file reads and writes overlapping another's updates.
+    let extra = (threads.saturating_sub(2) as u64).min(free / chunk_bytes(chunk_len).max(1));
+    free -= extra * chunk_bytes(chunk_len);
     let pack_budget = free / 2;
     // More than two records per entry of a side is more than a pass sends in practice.
     let update_buffer = (MIN_UPDATE_BUFFER + (free - pack_budget)).min(16 * entries.max(1 << 18));
@@ -104,6 +112,7 @@ pub fn plan(
         unresolved_filter,
         pack_budget,
         update_buffer,
+        chunk_buffers: 2 + extra as usize,
         total: budget,
     })
 }
@@ -186,7 +195,7 @@ mod tests {
             } else {
                 0
             }
-            + 4 * (1 << 20)
+            + p.chunk_buffers as u64 * 4 * (1 << 20)
             + 8 * THREAD_RECORDS as u64 * 8
             + RESERVE
             + 2 * SUB_CACHE
@@ -202,6 +211,18 @@ mod tests {
         let two = plan(64 * M, n, 1 << 20, &[], 2, true, 0).unwrap();
         let eight = plan(64 * M, n, 1 << 20, &[], 8, true, 0).unwrap();
         assert!(eight.update_buffer + eight.pack_budget < two.update_buffer + two.pack_budget);
+        // A chunk per worker where the budget allows (two at least), fewer where it does not.
+        assert_eq!((two.chunk_buffers, eight.chunk_buffers), (2, 8));
+        let tight = plan(64 * M, n, 1 << 22, &[], 8, true, 0).unwrap();
+        assert!(tight.unresolved_filter);
+        assert!(tight.chunk_buffers >= 2 && tight.chunk_buffers < 8);
+        let planned = 6 * Bitmap::bytes(n)
+            + tight.chunk_buffers as u64 * 4 * (1 << 22)
+            + 8 * THREAD_RECORDS as u64 * 8
+            + RESERVE
+            + tight.pack_budget
+            + tight.update_buffer;
+        assert!(planned <= 64 * M, "{planned} > budget");
     }
 
     #[test]

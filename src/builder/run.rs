@@ -137,6 +137,7 @@ pub fn build_table(
             p.resident,
             p.unresolved_filter,
             (p.update_buffer / super::pass::Buffers::RECORD_BYTES) as usize,
+            p.chunk_buffers,
         );
         work.pull = !opts.push_only;
         work

@@ -592,7 +592,9 @@ mod tests {
         }
         let mut got = Vec::new();
         store
-            .drain_log(Color::Black, 3, &mut [0; 1 << 10], |b| got.extend_from_slice(b))
+            .drain_log(Color::Black, 3, &mut [0; 1 << 10], |b| {
+                got.extend_from_slice(b)
+            })
             .unwrap();
         assert_eq!(got, records);
         // The file holds little-endian words.

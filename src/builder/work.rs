@@ -46,6 +46,8 @@ pub struct Work {
     pub next: ByColor<Bitmap>,
     /// The passes' update buffers.
     pub buffers: Buffers,
+    /// Chunks a streaming pass may hold in RAM at once ([`super::plan::Plan::chunk_buffers`]).
+    pub chunk_buffers: usize,
     /// Whether win plies may be pulled when that costs less (`dtc::pull_pays`); false pushes
     /// every ply (for tests: both give the same entries).
     pub pull: bool,
@@ -61,8 +63,9 @@ pub struct Select {
 
 impl Work {
     /// An empty state (no chunk yet: [`Work::put_chunk`] or [`Work::load`] fills it), with its
-    /// bitmaps (the unresolved filter only if `unresolved_filter`) and update buffers of
-    /// `buffer_records` records.
+    /// bitmaps (the unresolved filter only if `unresolved_filter`), update buffers of
+    /// `buffer_records` records and room for `chunk_buffers` chunks read from files, set aside
+    /// now by the calling thread.
     pub fn new(
         material: Material,
         layout: Layout,
@@ -70,13 +73,10 @@ impl Work {
         resident: bool,
         unresolved_filter: bool,
         buffer_records: usize,
+        chunk_buffers: usize,
     ) -> Work {
         let n = layout.entries();
-        if !resident {
-            // A chunk in flight per worker (`pass::apply_logs`), two at initialisation.
-            let workers = rayon::current_num_threads().max(2);
-            store.reserve(workers, layout.chunk_len());
-        }
+        store.reserve(chunk_buffers, layout.chunk_len());
         Work {
             material,
             layout,
@@ -92,6 +92,7 @@ impl Work {
             unresolved: ByColor::new(|_| unresolved_filter.then(|| Bitmap::new(n))),
             frontier: ByColor::new(|_| Bitmap::summarised(n)),
             next: ByColor::new(|_| Bitmap::summarised(n)),
+            chunk_buffers,
             pull: true,
         }
     }
@@ -196,7 +197,9 @@ impl Work {
     /// the current one, else over the current one, which nothing else refers to (a kill while
     /// it is written loses only work since the checkpoint, whose files stay intact).
     pub fn replace(&mut self, side: Color, c: usize, chunk: &Chunk) -> Result<(), BuildError> {
-        self.current[side][c] = self.store.write_chunk(side, c, self.next_gen(side, c), chunk)?;
+        self.current[side][c] = self
+            .store
+            .write_chunk(side, c, self.next_gen(side, c), chunk)?;
         Ok(())
     }
 
