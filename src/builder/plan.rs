@@ -102,7 +102,10 @@ pub fn plan(
     }
     // Then a chunk for each worker beyond two: the workers apply the logs of different chunks
     // at once (`pass::apply_logs`), one's file reads and writes overlapping another's updates.
-    let extra = (threads.saturating_sub(2) as u64).min(free / chunk_bytes(chunk_len).max(1));
+    // At most half of what is left: every byte of these is touched, and a plan spent to the
+    // last byte leaves the reserve alone to absorb what is not planned (KRNKAB, 8 threads,
+    // `--memory 64M`: with all of it, 65.4 MiB peak, 6 MiB of it the program's file pages).
+    let extra = (threads.saturating_sub(2) as u64).min(free / 2 / chunk_bytes(chunk_len).max(1));
     free -= extra * chunk_bytes(chunk_len);
     let pack_budget = free / 2;
     // More than two records per entry of a side is more than a pass sends in practice.
@@ -212,7 +215,10 @@ mod tests {
         let eight = plan(64 * M, n, 1 << 20, &[], 8, true, 0).unwrap();
         assert!(eight.update_buffer + eight.pack_budget < two.update_buffer + two.pack_budget);
         // A chunk per worker where the budget allows (two at least), fewer where it does not.
-        assert_eq!((two.chunk_buffers, eight.chunk_buffers), (2, 8));
+        assert_eq!(two.chunk_buffers, 2);
+        assert!((3..8).contains(&eight.chunk_buffers), "{eight:?}");
+        let roomy = plan(1024 * M, n, 1 << 20, &[], 8, true, 0).unwrap();
+        assert_eq!(roomy.chunk_buffers, 8);
         let tight = plan(64 * M, n, 1 << 22, &[], 8, true, 0).unwrap();
         assert!(tight.unresolved_filter);
         assert!(tight.chunk_buffers >= 2 && tight.chunk_buffers < 8);
