@@ -102,8 +102,8 @@ impl Work {
         self.store
     }
 
-    /// Frees what only the passes use (bitmaps, update buffers), so that the final write has
-    /// that memory for its compressors and buffers.
+    /// Frees what only the passes use (bitmaps, update buffers, chunk buffers beyond one), so
+    /// that the final write has that memory for its compressors and buffers.
     pub fn release_pass_memory(&mut self) {
         for side in Color::ALL {
             self.unresolved[side] = None;
@@ -111,6 +111,10 @@ impl Work {
             self.next[side] = Bitmap::new(0);
         }
         self.buffers = Buffers::new(0, 0);
+        // The write reads one chunk at a time.
+        if !self.resident() {
+            self.store.reserve(1, self.layout.chunk_len());
+        }
     }
 
     /// Are the chunks resident (false: streaming through chunk files)?
