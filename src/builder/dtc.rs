@@ -242,37 +242,17 @@ fn pull_wins(
         return Ok(());
     }
     let open = work.unresolved[dst].as_ref();
-    let pulled: Vec<(usize, u64)> = (0..layout.chunks())
+    let pulled: Vec<usize> = (0..layout.chunks())
         .filter(|&c| open.is_some_and(|open| open.count(layout.base(c), layout.len(c)) > 0))
-        .map(|c| (c, work.next_gen(dst, c)))
         .collect();
-    // A chunk per worker at a time, as `pass::apply_logs` takes them: one's file reads and
-    // writes overlap another's pulls.
-    let workers = rayon::current_num_threads()
-        .min(work.chunk_buffers)
-        .min(pulled.len());
-    let taken = std::sync::atomic::AtomicUsize::new(0);
-    let w: &Work = work;
-    let written: Vec<Vec<_>> = (0..workers)
-        .into_par_iter()
-        .map(|_| -> Result<Vec<_>, BuildError> {
-            let mut written = Vec::new();
-            while let Some(&(c, gen)) = pulled.get(taken.fetch_add(1, Relaxed)) {
-                let (base, len) = (layout.base(c), layout.len(c));
-                let chunk = w.read(dst, c)?;
-                let entry = |index: u64| &chunk.entries[(index - base) as usize];
-                let range = base..base + len as u64;
-                if pull_range(w, graph, dst, to, range, entry, progress) > 0 {
-                    written.push((c, w.store.write_chunk(dst, c, gen, &chunk)?));
-                }
-                w.store.recycle(chunk);
-            }
-            Ok(written)
-        })
-        .collect::<Result<_, _>>()?;
-    for (c, rec) in written.into_iter().flatten() {
-        work.current[dst][c] = rec;
-    }
+    let workers = vec![(); work.chunk_workers(pulled.len())];
+    let (_, written) = work.rewrite_chunks(dst, &pulled, workers, |_, c, chunk| {
+        let base = layout.base(c);
+        let entry = |index: u64| &chunk.entries[(index - base) as usize];
+        let range = base..base + layout.len(c) as u64;
+        Ok(pull_range(work, graph, dst, to, range, entry, progress) > 0)
+    })?;
+    work.record(dst, written);
     Ok(())
 }
 

@@ -27,7 +27,7 @@ use super::work::{Entries, Work, WINDOW};
 use super::BuildError;
 use crate::piece::Color;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 /// Resident buckets hold `2^16` entries (256 KiB of working entries).
@@ -442,49 +442,31 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
     let mut logged = Vec::new();
     for c in 0..work.layout.chunks() {
         if work.store.has_log(dst, c)? {
-            logged.push((c, work.next_gen(dst, c)));
+            logged.push(c);
         }
     }
-    let workers = rayon::current_num_threads()
-        .min(work.chunk_buffers)
-        .min(logged.len())
-        .max(1);
     let mut sorted = std::mem::take(&mut work.buffers.sorted);
     assert!(!sorted.is_empty(), "a streaming pass has an update buffer");
-    let part = sorted.len().div_ceil(workers);
-    let taken = AtomicUsize::new(0);
-    let w: &Work = work;
+    let part = sorted.len().div_ceil(work.chunk_workers(logged.len()));
+    let states: Vec<(&mut [u32], u64)> = sorted.chunks_mut(part).map(|recs| (recs, 0)).collect();
     let marks = Marks {
-        unresolved: w.unresolved[dst].as_ref(),
-        next: &w.next[dst],
+        unresolved: work.unresolved[dst].as_ref(),
+        next: &work.next[dst],
     };
-    let done: Result<Vec<_>, BuildError> = sorted
-        .par_chunks_mut(part)
-        .map(|recs| {
-            let mut scratch = pass.scratch();
-            let (mut resolved, mut written) = (0, Vec::new());
-            while let Some(&(c, gen)) = logged.get(taken.fetch_add(1, Relaxed)) {
-                let chunk = w.read(dst, c)?;
-                let base = w.layout.base(c);
-                w.store.drain_log(dst, c, recs, |locals| {
-                    for &l in locals {
-                        let e = &chunk.entries[l as usize];
-                        resolved += marks.apply(pass, e, base + l as u64, true, &mut scratch);
-                    }
-                })?;
-                written.push((c, w.store.write_chunk(dst, c, gen, &chunk)?));
-                w.store.recycle(chunk);
+    let done = work.rewrite_chunks(dst, &logged, states, |(recs, resolved), c, chunk| {
+        let mut scratch = pass.scratch();
+        let base = work.layout.base(c);
+        work.store.drain_log(dst, c, recs, |locals| {
+            for &l in locals {
+                let e = &chunk.entries[l as usize];
+                *resolved += marks.apply(pass, e, base + l as u64, true, &mut scratch);
             }
-            Ok((resolved, written))
-        })
-        .collect();
+        })?;
+        Ok(true)
+    });
+    let done = done.map(|(states, written)| (states.iter().map(|s| s.1).sum::<u64>(), written));
     work.buffers.sorted = sorted;
-    let mut resolved = 0;
-    for (n, written) in done? {
-        resolved += n;
-        for (c, rec) in written {
-            work.current[dst][c] = rec;
-        }
-    }
+    let (resolved, written) = done?;
+    work.record(dst, written);
     Ok(resolved)
 }

@@ -490,24 +490,21 @@ impl StoreDir {
             drop(logs);
             return f(&file).map(Some).map_err(io(&path));
         }
-        {
-            let opened = File::options()
-                .read(true)
-                .append(true)
-                .create(create)
-                .open(&path);
-            let file = match opened {
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !create => return Ok(None),
-                f => f.map_err(io(&path))?,
-            };
-            if logs.len() >= OPEN_LOGS {
-                logs.clear();
-            }
-            let file = std::sync::Arc::new(file);
-            logs.insert((side, chunk), file.clone());
-            drop(logs);
-            f(&file).map(Some).map_err(io(&path))
+        let opened = File::options()
+            .read(true)
+            .append(true)
+            .create(create)
+            .open(&path);
+        let file = match opened {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !create => return Ok(None),
+            f => std::sync::Arc::new(f.map_err(io(&path))?),
+        };
+        if logs.len() >= OPEN_LOGS {
+            logs.clear();
         }
+        logs.insert((side, chunk), file.clone());
+        drop(logs);
+        f(&file).map(Some).map_err(io(&path))
     }
 
     /// Appends update records (indices of entries in that chunk) to a chunk's log, as local
@@ -524,10 +521,9 @@ impl StoreDir {
     }
 
     /// Streams a chunk's log in batches of at most `recs.len()` records (read into `recs`),
-    /// then empties it. The file
-    /// stays, emptied and open, for the next pass's updates (a file created and deleted per
-    /// chunk and pass cost more than the updates it held in the late plies, see
-    /// [`StoreDir::write_chunk`]).
+    /// then empties it. The file stays, emptied and open, for the next pass's updates (a file
+    /// created and deleted per chunk and pass cost more than the updates it held in the late
+    /// plies, see [`StoreDir::write_chunk`]).
     pub fn drain_log(
         &self,
         side: Color,

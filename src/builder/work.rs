@@ -207,6 +207,62 @@ impl Work {
         Ok(())
     }
 
+    /// Streaming: reads each of `chunks` (of `side`), calls `f` with it and, if that returns
+    /// true (an error stops the work), writes it back as [`Work::replace`] would. One worker per state in `states` (see
+    /// [`Work::chunk_workers`]) takes the chunks one at a time, so one's file reads and writes
+    /// overlap another's work. Returns the states and the chunks' new records, for
+    /// [`Work::record`].
+    pub fn rewrite_chunks<S: Send>(
+        &self,
+        side: Color,
+        chunks: &[usize],
+        states: Vec<S>,
+        f: impl Fn(&mut S, usize, &Chunk) -> Result<bool, BuildError> + Sync,
+    ) -> Result<(Vec<S>, Vec<(usize, ChunkRecord)>), BuildError> {
+        let jobs: Vec<(usize, u64)> = chunks
+            .iter()
+            .map(|&c| (c, self.next_gen(side, c)))
+            .collect();
+        let taken = std::sync::atomic::AtomicUsize::new(0);
+        let done: Vec<(S, Vec<(usize, ChunkRecord)>)> = states
+            .into_par_iter()
+            .map(|mut state| {
+                let mut written = Vec::new();
+                while let Some(&(c, gen)) = jobs.get(taken.fetch_add(1, Relaxed)) {
+                    let chunk = self.read(side, c)?;
+                    if f(&mut state, c, &chunk)? {
+                        written.push((c, self.store.write_chunk(side, c, gen, &chunk)?));
+                    }
+                    self.store.recycle(chunk);
+                }
+                Ok((state, written))
+            })
+            .collect::<Result<_, BuildError>>()?;
+        Ok(done
+            .into_iter()
+            .fold((Vec::new(), Vec::new()), |(mut s, mut w), (state, recs)| {
+                s.push(state);
+                w.extend(recs);
+                (s, w)
+            }))
+    }
+
+    /// Workers for [`Work::rewrite_chunks`] of `n` chunks: one per thread, as many as the plan
+    /// has chunk buffers for, at least one.
+    pub fn chunk_workers(&self, n: usize) -> usize {
+        rayon::current_num_threads()
+            .min(self.chunk_buffers)
+            .min(n)
+            .max(1)
+    }
+
+    /// Notes chunks written by [`Work::rewrite_chunks`] as current.
+    pub fn record(&mut self, side: Color, written: Vec<(usize, ChunkRecord)>) {
+        for (c, rec) in written {
+            self.current[side][c] = rec;
+        }
+    }
+
     /// The generation [`Work::replace`] writes chunk `c` of `side` as.
     pub fn next_gen(&self, side: Color, c: usize) -> u64 {
         let old = self.current[side][c];
