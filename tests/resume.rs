@@ -335,6 +335,63 @@ fn finish_and_compare(dir: &Path, extra: &[&str], r: &Reference) -> Output {
     out
 }
 
+/// Streaming with checkpoints a few plies apart: between two of them a chunk's newest
+/// generation, which no manifest names, is written over in place (`formats/build.md` §5), so
+/// kills land in the middle of those writes too. Each run resumes the last without finding its
+/// checkpoint damaged (a write over a file the manifest names would be found so, when a kill
+/// tears it), and the end is the uninterrupted build's bytes.
+#[test]
+fn killed_between_sparse_checkpoints_resumes_to_identical_bytes() {
+    let r = reference();
+    let b = tempfile::tempdir().unwrap();
+    seed(b.path(), r, &[MAT]);
+    let sparse = [
+        "--stream",
+        "--chunk-len",
+        "16384",
+        "--checkpoint-secs",
+        "0.05",
+        "--threads",
+        "1",
+    ];
+    let mut rng = rand::rngs::StdRng::seed_from_u64(27);
+    let (mut kills, mut resumes) = (0, 0);
+    for _ in 0..30 {
+        let before = manifest_ply(b.path(), MAT);
+        let mut child = build_cmd(MAT, b.path(), &sparse)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Past the next checkpoint, then a few milliseconds into the plies after it.
+        let start = Instant::now();
+        while child.try_wait().unwrap().is_none()
+            && manifest_ply(b.path(), MAT) == before
+            && start.elapsed() < Duration::from_secs(60)
+        {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        std::thread::sleep(Duration::from_millis(rng.gen_range(1..40)));
+        let _ = child.kill();
+        let out = child.wait_with_output().unwrap();
+        let err = text(&out.stderr) + &text(&out.stdout);
+        assert!(
+            !err.contains("restarting"),
+            "a checkpoint was damaged:\n{err}"
+        );
+        resumes += err.contains("resuming") as u32;
+        if out.status.signal() != Some(9) {
+            assert!(out.status.success(), "build failed by itself: {err}");
+            break;
+        }
+        kills += 1;
+    }
+    eprintln!("{kills} kills, {resumes} resumed runs");
+    assert!(resumes >= 2, "{resumes} resumed runs");
+    finish_and_compare(b.path(), &[&sparse[..], &["--quiet"]].concat(), r);
+}
+
 #[test]
 fn kill_and_resume_is_byte_identical() {
     let r = reference();
