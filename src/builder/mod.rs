@@ -18,8 +18,8 @@
 //! When the working state fits the budget the chunks stay resident and updates land directly
 //! (atomics); otherwise the build streams: the frontier bitmaps stay in RAM, updates are
 //! gathered in a bounded buffer that spills to per-chunk logs, and each destination chunk is
-//! read once per pass, updated and written as a new generation. Either way the result is the
-//! same bytes.
+//! read once per pass, updated and written back (a new generation if a checkpoint names the
+//! current one). Either way the result is the same bytes.
 
 pub mod dtc;
 pub mod entry;

@@ -10,7 +10,7 @@
 //!   the updates hit the cache instead of random RAM (the atomics on random entries were the
 //!   hottest instructions of the first engine);
 //! - streaming: appended to the destination chunks' update logs; after the last round each chunk
-//!   with a log is read once, updated and written as a new generation.
+//!   with a log is read once, updated and written back, a chunk per worker.
 //!
 //! A round takes as many frontier windows as its staging buffer should hold, judged by the
 //! updates per frontier entry of the previous rounds; a worker that finds the buffer full applies

@@ -1,8 +1,9 @@
 //! The builder's chunked working store (`formats/build.md`): each side's entries split into
 //! chunks ([`super::layout`]), each chunk a file of 32-bit working entries with its own crc32.
-//! Chunk files are never rewritten in place: a changed chunk is written under a new generation
-//! number, and only the manifest (written atomically, with its own checksum) says which
-//! generation is current, so a kill at any moment leaves the last checkpoint intact.
+//! A chunk file a checkpoint names is never rewritten: a changed chunk is written under a new
+//! generation number (later changes before the next checkpoint go over that file), and only the
+//! manifest (written atomically, with its own checksum) says which generation is current, so a
+//! kill at any moment leaves the last checkpoint intact.
 //!
 //! The store directory carries a marker file; the builder deletes only files it names itself, and
 //! refuses a directory of that name that is not its own.
