@@ -208,10 +208,10 @@ impl Work {
     }
 
     /// Streaming: reads each of `chunks` (of `side`), calls `f` with it and, if that returns
-    /// true (an error stops the work), writes it back as [`Work::replace`] would. One worker per state in `states` (see
-    /// [`Work::chunk_workers`]) takes the chunks one at a time, so one's file reads and writes
-    /// overlap another's work. Returns the states and the chunks' new records, for
-    /// [`Work::record`].
+    /// true (an error stops the work), writes it back as [`Work::replace`] would. One worker
+    /// per state in `states` (see [`Work::chunk_workers`]) takes the chunks one at a time, so
+    /// one's file reads and writes overlap another's work. Returns the states and the chunks'
+    /// new records, for [`Work::record`].
     pub fn rewrite_chunks<S: Send>(
         &self,
         side: Color,
@@ -238,13 +238,8 @@ impl Work {
                 Ok((state, written))
             })
             .collect::<Result<_, BuildError>>()?;
-        Ok(done
-            .into_iter()
-            .fold((Vec::new(), Vec::new()), |(mut s, mut w), (state, recs)| {
-                s.push(state);
-                w.extend(recs);
-                (s, w)
-            }))
+        let (states, written): (Vec<S>, Vec<Vec<_>>) = done.into_iter().unzip();
+        Ok((states, written.concat()))
     }
 
     /// Workers for [`Work::rewrite_chunks`] of `n` chunks: one per thread, as many as the plan
