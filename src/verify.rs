@@ -554,8 +554,9 @@ fn drawn_captures(
     Ok(drawn)
 }
 
-/// Marks in `dirty` the entries of `now` with a child in `before` but not in `now` (resolved
-/// since): the only ones whose candidacy can have changed.
+/// Marks in `dirty` the entries in `before` but not in `now` (resolved since) and the entries
+/// of `now` with a child among them: the only ones whose candidacy can have changed (the
+/// resolved ones lose theirs), as the build marks them.
 fn mark_dirty(
     graph: &crate::builder::graph::Graph,
     before: &crate::piece::ByColor<crate::builder::entry::Bitmap>,
@@ -568,6 +569,7 @@ fn mark_dirty(
             while bits != 0 {
                 let index = w as u64 * 64 + bits.trailing_zeros() as u64;
                 bits &= bits - 1;
+                dirty[side].set(index);
                 let Some(pos) = graph.indexer().decode(index, side) else {
                     continue;
                 };

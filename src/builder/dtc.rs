@@ -311,7 +311,8 @@ fn pull_range<'e>(
 
 /// Propagates `order` from the ply after `ply` until no frontier is left; `after_ply` runs
 /// after each ply (checkpoints). Entries a won child decrements are marked in `dirty`, if
-/// given. Returns the last ply.
+/// given, and so is every entry resolved (each ply's frontier, the seeds included: the rule
+/// passes' refresh visits only the groups with marks). Returns the last ply.
 pub fn propagate(
     work: &mut Work,
     graph: &Graph,
@@ -323,6 +324,11 @@ pub fn propagate(
 ) -> Result<u32, BuildError> {
     loop {
         ply += 1;
+        if let Some(dirty) = dirty {
+            for side in Color::ALL {
+                dirty[side].or_from(&work.frontier[side]);
+            }
+        }
         let distance = u16::try_from(ply).map_err(|_| BuildError::Overflow {
             material: work.material,
             ply,
