@@ -454,6 +454,23 @@ impl Space<'_> {
         let Some(pos) = self.position(u.side, u.index) else {
             return false;
         };
+        // Against the king, first a move inside that may check, generated apart at a fraction of
+        // the cost: KRCKR's exclusions of mutual checks ask every win of a checking pattern, and
+        // 1.27 M of the 2.0 M asked have none (their exclusions took 0.27-0.29 s, not 0.32).
+        if target == Target::King
+            && !self.any_step(&pos, u.index, None, Moves::Checks, |s, _| {
+                self.inside(
+                    region,
+                    Vx {
+                        side: !u.side,
+                        index: s.child,
+                        slot: u.slot ^ s.flips,
+                    },
+                )
+            })
+        {
+            return false;
+        }
         let mut inside = 0;
         let escapes = self.any_step(&pos, u.index, None, Moves::Quiet, |s, child| {
             let v = Vx {
