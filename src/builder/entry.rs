@@ -193,10 +193,7 @@ impl Bitmap {
     fn spans(&self) -> Vec<std::ops::Range<usize>> {
         let n = self.words.len();
         let Some(g) = &self.groups else {
-            return (0..n)
-                .step_by(GROUP_WORDS)
-                .map(|w| w..(w + GROUP_WORDS).min(n))
-                .collect();
+            return self.every_group();
         };
         let mut out = Vec::new();
         for (k, word) in g.iter().enumerate() {
@@ -208,6 +205,15 @@ impl Bitmap {
             }
         }
         out
+    }
+
+    /// The word ranges of every group, whatever the summary notes.
+    pub fn every_group(&self) -> Vec<std::ops::Range<usize>> {
+        let n = self.words.len();
+        (0..n)
+            .step_by(GROUP_WORDS)
+            .map(|w| w..(w + GROUP_WORDS).min(n))
+            .collect()
     }
 
     /// Sets bit `i`; true if it was clear.

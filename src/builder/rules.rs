@@ -28,7 +28,7 @@ use super::entry::{self, Bitmap, NEVER};
 use super::graph::{Graph, Moves};
 use super::pattern::{Exclusion, Marks, Region, Space, Warm, KING_BIT};
 use super::progress::Progress;
-use super::work::{Entries, Work, WINDOW};
+use super::work::{Entries, Work};
 use super::BuildError;
 use crate::fang::graph::{PieceId, Target};
 use crate::fang::numbering::{Numbering, MAX_NUMBERED};
@@ -180,16 +180,10 @@ impl RuleState {
     /// Brings the candidate bitmaps up to date with the unresolved entries `open` (all of
     /// them after [`RuleState::rescan_all`], else those in the dirty marks' groups).
     pub fn refresh(&mut self, open: &ByColor<&Bitmap>, graph: &Graph, progress: &dyn Progress) {
-        let n = graph.indexer().size();
         let full = self.full;
         let spans = ByColor::new(|side| {
             if full {
-                let words = n.div_ceil(64) as usize;
-                let per = WINDOW / 64;
-                (0..words)
-                    .step_by(per)
-                    .map(|w| w..(w + per).min(words))
-                    .collect()
+                self.dirty[side].every_group()
             } else {
                 Bitmap::spans_of(&[&self.dirty[side]])
             }
