@@ -177,6 +177,10 @@ impl Pass for Ply<'_> {
             .map_err(Into::into)
     }
 
+    fn resolves_to(&self) -> Option<u32> {
+        self.child_lost.then_some(self.to)
+    }
+
     #[inline]
     fn apply(
         &self,

@@ -55,6 +55,13 @@ pub trait Pass: Sync {
         emit: &mut impl FnMut(u64),
     ) -> Result<(), BuildError>;
 
+    /// The entry every update to an unresolved entry makes it, for a pass of that kind (a win
+    /// ply): streaming with the unresolved filter, such a pass is decided from the filter
+    /// alone, and its chunks' files take the resolutions later ([`Work::defer_resolved`]).
+    fn resolves_to(&self) -> Option<u32> {
+        None
+    }
+
     /// Applies one update to entry `e` (index `index`); true if that resolved it. With
     /// `exclusive`, no other thread updates `e` meanwhile (a resident commit applies each
     /// bucket on one thread): no atomic read-modify-write is needed.
@@ -143,7 +150,6 @@ pub fn run(
     let dst = !src;
     let layout = work.layout;
     // Frontier entries per window; empty windows are skipped.
-    let per_window = WINDOW / 64;
     let frontier = &work.frontier[src];
     let windows: Vec<(usize, u64)> = (0..layout.entries().div_ceil(WINDOW as u64) as usize)
         .into_par_iter()
@@ -154,6 +160,11 @@ pub fn run(
             (n > 0).then_some((w, n))
         })
         .collect();
+    if let (false, Some(to)) = (work.resident(), pass.resolves_to()) {
+        if work.unresolved[dst].is_some() {
+            return defer(work, src, &windows, pass, to, progress);
+        }
+    }
     let capacity = work.buffers.sorted.len() as f64;
     let mut fanout = 16.0;
     let mut resolved = 0;
@@ -168,7 +179,7 @@ pub fn run(
             next += 1;
         }
         let round = &windows[start..next];
-        let (emitted, direct) = scan(work, src, round, per_window, pass)?;
+        let (emitted, direct) = scan(work, src, round, pass)?;
         let entries: u64 = round.iter().map(|w| w.1).sum();
         fanout = fanout.max(emitted as f64 / entries as f64);
         resolved += direct + commit(work, dst, pass)?;
@@ -186,7 +197,6 @@ fn scan(
     work: &Work,
     src: Color,
     windows: &[(usize, u64)],
-    per_window: usize,
     pass: &impl Pass,
 ) -> Result<(u64, u64), BuildError> {
     let dst = !src;
@@ -194,8 +204,6 @@ fn scan(
         unresolved: work.unresolved[dst].as_ref(),
         next: &work.next[dst],
     };
-    let frontier = &work.frontier[src];
-    let words = work.layout.entries().div_ceil(64) as usize;
     let b = &work.buffers;
     let emitted = AtomicU64::new(0);
     let direct = AtomicU64::new(0);
@@ -235,6 +243,31 @@ fn scan(
         local.clear();
         Ok(())
     };
+    let keep = |local: &mut Vec<u64>, d: u64| {
+        if marks.open(d) {
+            local.push(d);
+        }
+    };
+    each_update(work, src, windows, pass, keep, hand_over)?;
+    Ok((emitted.into_inner(), direct.into_inner()))
+}
+
+/// Calls `pass.updates` for every frontier entry of `src` in `windows`, spread over the workers
+/// a task at a time ([`tasks`]): `keep(local, d)` takes update `d` into the worker's buffer or
+/// drops it, and `hand_over(local)` empties the buffer, when it is full and at the task's end.
+fn each_update<P: Pass>(
+    work: &Work,
+    src: Color,
+    windows: &[(usize, u64)],
+    pass: &P,
+    keep: impl Fn(&mut Vec<u64>, u64) + Sync,
+    hand_over: impl Fn(&mut Vec<u64>) -> Result<(), BuildError> + Sync,
+) -> Result<(), BuildError> {
+    let frontier = &work.frontier[src];
+    let words = work.layout.entries().div_ceil(64) as usize;
+    // Bitmap words per window.
+    let per_window = WINDOW / 64;
+    let b = &work.buffers;
     tasks(windows)
         .par_iter()
         .try_for_each(|task| -> Result<(), BuildError> {
@@ -249,11 +282,9 @@ fn scan(
                     let index = i as u64 * 64 + bits.trailing_zeros() as u64;
                     bits &= bits - 1;
                     pass.updates(Node { side: src, index }, &mut scratch, &mut |d| {
-                        if marks.open(d) {
-                            local.push(d);
-                            if local.len() >= THREAD_RECORDS && failed.is_none() {
-                                failed = hand_over(&mut local).err();
-                            }
+                        keep(&mut local, d);
+                        if local.len() >= THREAD_RECORDS && failed.is_none() {
+                            failed = hand_over(&mut local).err();
                         }
                     })?;
                 }
@@ -264,8 +295,44 @@ fn scan(
             hand_over(&mut local)?;
             b.pool.lock().unwrap().push(local);
             Ok(())
-        })?;
-    Ok((emitted.into_inner(), direct.into_inner()))
+        })
+}
+
+/// [`run`] for a pass that resolves every unresolved entry it updates to `to`, streaming with
+/// the unresolved filter: an update resolves its entry if it takes the entry's filter bit, and
+/// the entries resolved go to their chunks' resolution logs, not to update logs applied now
+/// ([`Work::defer_resolved`]). Returns how many it resolved.
+fn defer(
+    work: &Work,
+    src: Color,
+    windows: &[(usize, u64)],
+    pass: &impl Pass,
+    to: u32,
+    progress: &dyn Progress,
+) -> Result<u64, BuildError> {
+    let dst = !src;
+    let open = work.unresolved[dst]
+        .as_ref()
+        .expect("deferred with the filter");
+    let next = &work.next[dst];
+    let b = &work.buffers;
+    let resolved = AtomicU64::new(0);
+    let note = |local: &mut Vec<u64>| -> Result<(), BuildError> {
+        resolved.fetch_add(local.len() as u64, Relaxed);
+        let _one_writer = b.spill.lock().unwrap();
+        work.defer_resolved(dst, local, to)?;
+        local.clear();
+        Ok(())
+    };
+    let keep = |local: &mut Vec<u64>, d: u64| {
+        if open.take(d) {
+            next.set(d);
+            local.push(d);
+        }
+    };
+    each_update(work, src, windows, pass, keep, note)?;
+    progress.advance(windows.iter().map(|w| w.1).sum());
+    Ok(resolved.into_inner())
 }
 
 /// The frontier windows of a round cut into tasks of at least [`TASK_ENTRIES`] frontier entries
@@ -285,7 +352,10 @@ fn tasks(windows: &[(usize, u64)]) -> Vec<&[(usize, u64)]> {
 }
 
 /// Consecutive runs of `records` with the same key.
-fn runs<T: Copy>(records: &[T], key: impl Fn(T) -> usize) -> impl Iterator<Item = (usize, &[T])> {
+pub(super) fn runs<T: Copy>(
+    records: &[T],
+    key: impl Fn(T) -> usize,
+) -> impl Iterator<Item = (usize, &[T])> {
     let mut rest = records;
     std::iter::from_fn(move || {
         let &first = rest.first()?;

@@ -179,7 +179,18 @@ pub struct StoreDir {
     /// Update logs kept open, by side and chunk (at most [`OPEN_LOGS`]): a streamed pass
     /// appends to every chunk's log once per round, and opening the file each time cost more
     /// than writing to it.
-    logs: std::sync::Mutex<std::collections::HashMap<(Color, usize), std::sync::Arc<File>>>,
+    logs: std::sync::Mutex<std::collections::HashMap<(Log, Color, usize), std::sync::Arc<File>>>,
+}
+
+/// The logs a chunk may have (streaming).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Log {
+    /// The updates of the pass under way, applied when it ends: u32 local indices.
+    Updates,
+    /// Entries a win ply resolved that the chunk's file does not hold yet: pairs of u32 (local
+    /// index, resolved entry), applied whenever the chunk is read and emptied when it is
+    /// written ([`super::work::Work::read`]).
+    Resolved,
 }
 
 /// Update logs a store keeps open at most (then it closes them all and starts again).
@@ -284,11 +295,14 @@ impl StoreDir {
         self.dir.join("manifest.json")
     }
 
-    /// The update log of chunk `chunk` of `side` (streaming: updates gathered for it, applied
-    /// when the pass ends).
-    pub fn log_path(&self, side: Color, chunk: usize) -> PathBuf {
+    /// The log `kind` of chunk `chunk` of `side` ([`Log`]).
+    pub fn log_path(&self, kind: Log, side: Color, chunk: usize) -> PathBuf {
+        let ext = match kind {
+            Log::Updates => "updates",
+            Log::Resolved => "resolved",
+        };
         self.dir
-            .join(format!("s{}-c{chunk:05}.updates", side.index()))
+            .join(format!("s{}-c{chunk:05}.{ext}", side.index()))
     }
 
     /// Writes a chunk as generation `gen`; returns its record. The file is overwritten in place
@@ -437,11 +451,14 @@ impl StoreDir {
     fn ours(name: &str) -> bool {
         let s_c = |n: &str| n.starts_with('s') && n.as_bytes().get(2) == Some(&b'-');
         name.starts_with("manifest.json")
-            || (s_c(name) && (name.ends_with(".chunk") || name.ends_with(".updates")))
+            || (s_c(name)
+                && [".chunk", ".updates", ".resolved"]
+                    .iter()
+                    .any(|ext| name.ends_with(ext)))
     }
 
     /// Deletes every file of ours the manifest does not reference (chunks of an interrupted
-    /// pass, old generations, update logs); with no manifest, every file of ours.
+    /// pass, old generations, logs); with no manifest, every file of ours.
     pub fn remove_unreferenced(&self, m: Option<&Manifest>) -> Result<(), BuildError> {
         // An open log would outlive its file.
         self.logs.lock().unwrap().clear();
@@ -476,17 +493,17 @@ impl StoreDir {
         Ok(())
     }
 
-    /// Calls `f` with the open log of chunk `chunk` of `side`, opening (creating) it if needed.
+    /// Calls `f` with the open log `kind` of chunk `chunk` of `side`, opening (creating) it if
+    /// needed.
     fn with_log<T>(
         &self,
-        side: Color,
-        chunk: usize,
+        (kind, side, chunk): (Log, Color, usize),
         create: bool,
         f: impl FnOnce(&File) -> std::io::Result<T>,
     ) -> Result<Option<T>, BuildError> {
-        let path = self.log_path(side, chunk);
+        let path = self.log_path(kind, side, chunk);
         let mut logs = self.logs.lock().unwrap();
-        if let Some(file) = logs.get(&(side, chunk)).cloned() {
+        if let Some(file) = logs.get(&(kind, side, chunk)).cloned() {
             // Other logs stay usable meanwhile (workers drain different chunks at once).
             drop(logs);
             return f(&file).map(Some).map_err(io(&path));
@@ -503,7 +520,7 @@ impl StoreDir {
         if logs.len() >= OPEN_LOGS {
             logs.clear();
         }
-        logs.insert((side, chunk), file.clone());
+        logs.insert((kind, side, chunk), file.clone());
         drop(logs);
         f(&file).map(Some).map_err(io(&path))
     }
@@ -511,14 +528,93 @@ impl StoreDir {
     /// Appends update records (indices of entries in that chunk) to a chunk's log, as local
     /// indices.
     pub fn append_log(&self, side: Color, chunk: usize, records: &[u32]) -> Result<(), BuildError> {
-        self.with_log(side, chunk, true, |mut f| f.write_all(&le_bytes(records)))?;
+        self.append(Log::Updates, side, chunk, records)
+    }
+
+    /// Appends u32 words to a chunk's log `kind`.
+    fn append(
+        &self,
+        kind: Log,
+        side: Color,
+        chunk: usize,
+        words: &[u32],
+    ) -> Result<(), BuildError> {
+        let key = (kind, side, chunk);
+        self.with_log(key, true, |mut f| f.write_all(&le_bytes(words)))?;
         Ok(())
     }
 
-    /// Does the chunk's log hold updates?
+    /// Does the chunk's update log hold updates?
     pub fn has_log(&self, side: Color, chunk: usize) -> Result<bool, BuildError> {
-        let len = self.with_log(side, chunk, false, |f| Ok(f.metadata()?.len()))?;
+        let key = (Log::Updates, side, chunk);
+        let len = self.with_log(key, false, |f| Ok(f.metadata()?.len()))?;
         Ok(len.is_some_and(|n| n > 0))
+    }
+
+    /// Appends resolutions (pairs of local index and resolved entry) to a chunk's
+    /// [`Log::Resolved`].
+    pub fn append_resolved(
+        &self,
+        side: Color,
+        chunk: usize,
+        pairs: &[u32],
+    ) -> Result<(), BuildError> {
+        debug_assert!(pairs.len().is_multiple_of(2));
+        self.append(Log::Resolved, side, chunk, pairs)
+    }
+
+    /// Streams a chunk's [`Log::Resolved`] in batches of whole pairs through `words` (at least
+    /// two); the log stays as it is ([`StoreDir::clear_resolved`] empties it).
+    pub fn read_resolved(
+        &self,
+        side: Color,
+        chunk: usize,
+        words: &mut [u32],
+        f: impl FnMut(&[u32]),
+    ) -> Result<(), BuildError> {
+        let n = words.len() & !1;
+        self.read_log((Log::Resolved, side, chunk), &mut words[..n], 2, f)
+    }
+
+    /// Empties a chunk's [`Log::Resolved`] (its chunk file now holds them).
+    pub fn clear_resolved(&self, side: Color, chunk: usize) -> Result<(), BuildError> {
+        self.with_log((Log::Resolved, side, chunk), false, |f| f.set_len(0))?;
+        Ok(())
+    }
+
+    /// Streams log `key` in batches of at most `recs.len()` words (a multiple of `unit`, the
+    /// words of a record) read into `recs`; a log that is not whole records is torn.
+    fn read_log(
+        &self,
+        key: (Log, Color, usize),
+        recs: &mut [u32],
+        unit: u64,
+        mut f: impl FnMut(&[u32]),
+    ) -> Result<(), BuildError> {
+        use std::os::unix::fs::FileExt;
+        assert!(recs.len() as u64 >= unit, "a log is read through a buffer");
+        let path = self.log_path(key.0, key.1, key.2);
+        let what = match key.0 {
+            Log::Updates => "update log",
+            Log::Resolved => "resolution log",
+        };
+        let torn = || BuildError::Checkpoint(format!("{}: torn {what}", path.display()));
+        self.with_log(key, false, |file| {
+            let len = file.metadata()?.len();
+            if len % (4 * unit) != 0 {
+                return Ok(Err(torn()));
+            }
+            let mut at = 0;
+            while at < len {
+                let k = ((len - at) / 4).min(recs.len() as u64) as usize;
+                file.read_exact_at(bytes_of_mut(&mut recs[..k]), at)?;
+                from_le_in_place(&mut recs[..k]);
+                f(&recs[..k]);
+                at += 4 * k as u64;
+            }
+            Ok(Ok(()))
+        })?
+        .unwrap_or(Ok(()))
     }
 
     /// Streams a chunk's log in batches of at most `recs.len()` records (read into `recs`),
@@ -530,28 +626,12 @@ impl StoreDir {
         side: Color,
         chunk: usize,
         recs: &mut [u32],
-        mut f: impl FnMut(&[u32]),
+        f: impl FnMut(&[u32]),
     ) -> Result<(), BuildError> {
-        use std::os::unix::fs::FileExt;
-        assert!(!recs.is_empty(), "a log is drained through a buffer");
-        let path = self.log_path(side, chunk);
-        let torn = || BuildError::Checkpoint(format!("{}: torn update log", path.display()));
-        self.with_log(side, chunk, false, |file| {
-            let len = file.metadata()?.len();
-            if len % 4 != 0 {
-                return Ok(Err(torn()));
-            }
-            let mut at = 0;
-            while at < len {
-                let k = ((len - at) / 4).min(recs.len() as u64) as usize;
-                file.read_exact_at(bytes_of_mut(&mut recs[..k]), at)?;
-                from_le_in_place(&mut recs[..k]);
-                f(&recs[..k]);
-                at += 4 * k as u64;
-            }
-            file.set_len(0).map(Ok)
-        })?
-        .unwrap_or(Ok(()))
+        let key = (Log::Updates, side, chunk);
+        self.read_log(key, recs, 1, f)?;
+        self.with_log(key, false, |file| file.set_len(0))?;
+        Ok(())
     }
 }
 
@@ -597,9 +677,50 @@ mod tests {
         // The file holds little-endian words.
         store.append_log(Color::Red, 1, &[0x0403_0201]).unwrap();
         assert_eq!(
-            std::fs::read(store.log_path(Color::Red, 1)).unwrap(),
+            std::fs::read(store.log_path(Log::Updates, Color::Red, 1)).unwrap(),
             [1, 2, 3, 4]
         );
+    }
+
+    #[test]
+    fn resolution_logs_come_back_in_whole_pairs_until_cleared() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = StoreDir::open(tmp.path().join("s")).unwrap();
+        let read = |buffer: usize| {
+            let mut got = Vec::new();
+            store
+                .read_resolved(Color::Black, 2, &mut vec![0; buffer], |b| {
+                    assert!(b.len() % 2 == 0, "whole pairs");
+                    got.extend_from_slice(b)
+                })
+                .unwrap();
+            got
+        };
+        assert!(read(4).is_empty(), "no log: nothing to apply");
+        let pairs: Vec<u32> = (0..500u32).flat_map(|i| [i * 7, 0x8000_0000 | i]).collect();
+        store
+            .append_resolved(Color::Black, 2, &pairs[..600])
+            .unwrap();
+        store
+            .append_resolved(Color::Black, 2, &pairs[600..])
+            .unwrap();
+        // An odd buffer still reads whole pairs; reading leaves the log as it was.
+        assert_eq!(read(7), pairs);
+        assert_eq!(read(1 << 10), pairs);
+        store.clear_resolved(Color::Black, 2).unwrap();
+        assert!(read(4).is_empty(), "a cleared log is empty");
+        // The update log of the same chunk is another file.
+        assert!(!store.has_log(Color::Black, 2).unwrap());
+        // Half a pair is a torn log.
+        store.append_resolved(Color::Black, 2, &[1, 2]).unwrap();
+        store.append(Log::Resolved, Color::Black, 2, &[3]).unwrap();
+        let err = store
+            .read_resolved(Color::Black, 2, &mut [0; 16], |_| {})
+            .unwrap_err();
+        assert!(err.to_string().contains("torn resolution log"), "{err}");
+        // Resolution logs are the store's own: removed with the rest.
+        store.remove_unreferenced(None).unwrap();
+        assert!(!store.log_path(Log::Resolved, Color::Black, 2).exists());
     }
 
     #[test]
@@ -607,7 +728,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let store = StoreDir::open(tmp.path().join("s")).unwrap();
         store.append_log(Color::Red, 0, &[1, 2, 3]).unwrap();
-        let path = store.log_path(Color::Red, 0);
+        let path = store.log_path(Log::Updates, Color::Red, 0);
         let mut bytes = std::fs::read(&path).unwrap();
         bytes.pop();
         std::fs::write(&path, bytes).unwrap();
