@@ -187,7 +187,7 @@ pub struct StoreDir {
 pub enum Log {
     /// The updates of the pass under way, applied when it ends: u32 local indices.
     Updates,
-    /// Entries a win ply resolved that the chunk's file does not hold yet: pairs of u32 (local
+    /// Entries a win ply or seeding resolved that the chunk's file does not hold yet: pairs of u32 (local
     /// index, resolved entry), applied whenever the chunk is read and emptied when it is
     /// written ([`super::work::Work::read`]).
     Resolved,
