@@ -176,7 +176,7 @@ pub struct StoreDir {
     spare: std::sync::Mutex<Vec<Vec<AtomicU32>>>,
     /// How many buffers `spare` keeps at most.
     spares: std::sync::atomic::AtomicUsize,
-    /// Update logs kept open, by side and chunk (at most [`OPEN_LOGS`]): a streamed pass
+    /// Logs kept open, by kind, side and chunk (at most [`OPEN_LOGS`]): a streamed pass
     /// appends to every chunk's log once per round, and opening the file each time cost more
     /// than writing to it.
     logs: std::sync::Mutex<std::collections::HashMap<(Log, Color, usize), std::sync::Arc<File>>>,
@@ -187,13 +187,13 @@ pub struct StoreDir {
 pub enum Log {
     /// The updates of the pass under way, applied when it ends: u32 local indices.
     Updates,
-    /// Entries a win ply or seeding resolved that the chunk's file does not hold yet: pairs of u32 (local
-    /// index, resolved entry), applied whenever the chunk is read and emptied when it is
-    /// written ([`super::work::Work::read`]).
+    /// Entries a win ply or an order's seeding resolved that the chunk's file does not hold
+    /// yet: pairs of u32 (local index, resolved entry), applied whenever the chunk is read and
+    /// emptied when it is written ([`super::work::Work::read`]).
     Resolved,
 }
 
-/// Update logs a store keeps open at most (then it closes them all and starts again).
+/// Logs a store keeps open at most (then it closes them all and starts again).
 const OPEN_LOGS: usize = 256;
 
 /// Is the open `file` the one `path` names now?

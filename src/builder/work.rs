@@ -226,11 +226,12 @@ impl Work {
 
     /// Streaming: notes entries of `side` just resolved to `to` (`indices`, sorted here: by a
     /// win ply, whose every update to an unresolved entry resolves it to `to`, or the seeds of
-    /// an order) in their chunks' resolution logs instead of writing the chunks now. A chunk's file takes them the next
-    /// time it is written ([`Work::replace`], [`Work::rewrite_chunks`], a checkpoint); until
-    /// then [`Work::read`] applies them. In the later orders of the Asian rules most plies
-    /// resolve a few thousand entries spread over every chunk, and writing each chunk for them
-    /// was 2.4 s of KRCKR's 5.6 s of such plies at `--memory 256M`.
+    /// an order) in their chunks' resolution logs instead of writing the chunks now. A chunk's
+    /// file takes them the next time it is written ([`Work::replace`],
+    /// [`Work::rewrite_chunks`], a checkpoint); until then [`Work::read`] applies them. In the
+    /// later orders of the Asian rules most plies resolve a few thousand entries spread over
+    /// every chunk, and writing each chunk for them was 2.4 s of KRCKR's 5.6 s of such plies at
+    /// `--memory 256M`.
     pub fn defer_resolved(
         &self,
         side: Color,
