@@ -203,7 +203,7 @@ impl Work {
         if self.resolved[side][c].load(Relaxed) {
             let mut words = vec![0u32; 1 << 14];
             let mut bad = None;
-            self.store.read_resolved(side, c, &mut words, |pairs| {
+            let applied = self.store.read_resolved(side, c, &mut words, |pairs| {
                 for pair in pairs.chunks_exact(2) {
                     match chunk.entries.get(pair[0] as usize) {
                         Some(e) if entry::is_unresolved(e.load(Relaxed)) => {
@@ -212,13 +212,18 @@ impl Work {
                         _ => bad = Some(pair[0]),
                     }
                 }
-            })?;
-            if let Some(l) = bad {
+            });
+            let failed = applied.err().or(bad.map(|l| {
                 let path = self.store.log_path(Log::Resolved, side, c);
-                return Err(BuildError::Inconsistent(format!(
+                BuildError::Inconsistent(format!(
                     "{}: resolves entry {l}, which is not an unresolved entry of the chunk",
                     path.display()
-                )));
+                ))
+            }));
+            if let Some(e) = failed {
+                // The chunk's buffer goes back to the plan's reserve either way.
+                self.store.recycle(chunk);
+                return Err(e);
             }
         }
         Ok(chunk)
