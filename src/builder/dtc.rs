@@ -326,6 +326,11 @@ pub fn propagate(
     dirty: Option<&ByColor<Bitmap>>,
     mut after_ply: impl FnMut(&mut Work, u32) -> Result<(), BuildError>,
 ) -> Result<u32, BuildError> {
+    // Resumed after the last ply: nothing is left, and that ply stays the last.
+    let empty = |side| work.frontier_in_all(side) == 0 && work.next[side].count_all() == 0;
+    if Color::ALL.into_iter().all(empty) {
+        return Ok(ply);
+    }
     loop {
         ply += 1;
         if let Some(dirty) = dirty {

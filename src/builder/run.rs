@@ -176,7 +176,8 @@ pub fn build_table(
     };
     drop(subs);
     let mut last_checkpoint = Instant::now();
-    let abort_at = test_abort_point(material);
+    let abort_at = test_point("XQTB_TEST_ABORT_AT", material);
+    let pause_at = test_point("XQTB_TEST_PAUSE_AT", material);
     let mut after_ply = |work: &mut Work, order: u16, ply: u32| -> Result<(), BuildError> {
         if last_checkpoint.elapsed() >= opts.checkpoint_interval {
             let m = work.manifest(order, ply);
@@ -186,6 +187,12 @@ pub fn build_table(
         if abort_at == Some((order, ply)) {
             // A crash at a pass boundary, for the resume tests: no clean-up runs.
             std::process::abort();
+        }
+        if pause_at == Some((order, ply)) {
+            // Stopped as by a SIGSTOP, for the full-disk tests: they fill the disk, then
+            // continue the build with a SIGCONT.
+            // Safety: `raise` only sends this process a signal; SIGSTOP cannot be caught.
+            unsafe { libc::raise(libc::SIGSTOP) };
         }
         Ok(())
     };
@@ -248,10 +255,12 @@ pub fn build_table(
     })
 }
 
-/// `XQTB_TEST_ABORT_AT=<material>:<order>:<ply>`: the build of that table dies (abort, as a
-/// kill would leave it) after that pass boundary's checkpoint. For tests only.
-fn test_abort_point(material: Material) -> Option<(u16, u32)> {
-    let v = std::env::var("XQTB_TEST_ABORT_AT").ok()?;
+/// For tests only, `<material>:<order>:<ply>` in the environment variable `var`: the pass
+/// boundary of that table's build where, after its checkpoint, the build dies
+/// (`XQTB_TEST_ABORT_AT`: an abort, as a kill would leave it) or stops until continued
+/// (`XQTB_TEST_PAUSE_AT`: a SIGSTOP).
+fn test_point(var: &str, material: Material) -> Option<(u16, u32)> {
+    let v = std::env::var(var).ok()?;
     let mut parts = v.split(':');
     let m: Material = parts.next()?.parse().ok()?;
     let order = parts.next()?.parse().ok()?;
