@@ -4,6 +4,9 @@
 //! its last checkpoint, leaves no table or temporary file in `--dir`, and the same command run
 //! again once there is space resumes and writes the reference table's exact bytes.
 //!
+//! A disk too small from the start is refused before anything is written, with the need and
+//! what is free.
+//!
 //! The build is paused at a chosen pass boundary (`XQTB_TEST_PAUSE_AT`, a SIGSTOP after that
 //! boundary's checkpoint), the disk is filled, and the build continued: its next write meets a
 //! full disk. Needs `unshare`, `mount` and either root or user namespaces; without them the
@@ -32,12 +35,12 @@ fn reference(material: &str) -> tempfile::TempDir {
     d
 }
 
-/// The shell script a scenario runs in its own mount namespace. Its arguments: the binary, the
-/// mount point, the reference directory, the material, the pause point, the directory for
-/// what the test reads afterwards, and extra build arguments.
+/// The shell script a scenario runs in its own mount namespace ([`run_script`]'s three first
+/// arguments, then the reference directory, the material, the pause point, the bytes left free
+/// for the resume, and extra build arguments).
 const SCENARIO: &str = r#"
 set -u
-X=$1; MNT=$2; REF=$3; M=$4; AT=$5; OUT=$6; shift 6
+OUT=$1; X=$2; MNT=$3; REF=$4; M=$5; AT=$6; LEAVE=$7; shift 7
 mount -t tmpfs -o size=64m xqtb-full "$MNT" || exit 90
 DIR=$MNT/dir
 mkdir "$DIR"
@@ -58,10 +61,29 @@ wait $pid
 echo $? >"$OUT/first.rc"
 (cd "$DIR" && find . | sort) >"$OUT/first.files"
 rm "$MNT/fill"
+avail=$(df -B1 --output=avail "$MNT" | tail -1)
+head -c $((avail - LEAVE)) /dev/zero >"$MNT/fill"
+df -B1 --output=avail "$MNT" | tail -1 >"$OUT/left"
 "$X" build "$M" --dir "$DIR" --checkpoint-secs 0 "$@" >"$OUT/second.out" 2>"$OUT/second.err"
 echo $? >"$OUT/second.rc"
 (cd "$DIR" && find . | sort) >"$OUT/second.files"
 cp "$DIR/$M.xqtb" "$OUT/" 2>/dev/null
+exit 0
+"#;
+
+/// A disk too small from the start, for the check before a build (`formats/build.md` §10)
+/// ([`run_script`]'s three first arguments, then the reference directory and the material).
+const TOO_SMALL: &str = r#"
+set -u
+OUT=$1; X=$2; MNT=$3; REF=$4; M=$5
+mount -t tmpfs -o size=4m xqtb-small "$MNT" || exit 90
+mkdir "$MNT/dir"
+for f in "$REF"/*.xqtb; do
+  [ "$(basename "$f")" = "$M.xqtb" ] || cp "$f" "$MNT/dir/"
+done
+"$X" build "$M" --dir "$MNT/dir" >"$OUT/first.out" 2>"$OUT/first.err"
+echo $? >"$OUT/first.rc"
+(cd "$MNT/dir" && find . | sort) >"$OUT/first.files"
 exit 0
 "#;
 
@@ -86,6 +108,33 @@ fn namespace() -> Option<Vec<&'static str>> {
     })
 }
 
+/// The free bytes a scenario leaves for the resume: 20 bytes per entry and side, less than the
+/// 24 a build checks for before it starts (`formats/build.md` §10), more than the 24 less what
+/// the kept checkpoint already holds (8 per entry and side at least: a generation of every
+/// chunk), which is what the check asks of a resume.
+fn leave(material: &str) -> u64 {
+    let m: xqtb::material::Material = material.parse().unwrap();
+    20 * xqtb::index::Indexer::new(m).unwrap().size()
+}
+
+/// Runs `script` in the namespace `ns` with its arguments: the directory for what it leaves for
+/// the checks (returned), the binary, a mount point, then `args`.
+fn run_script(ns: &[&str], script: &str, args: &[String]) -> tempfile::TempDir {
+    let (out, mnt) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let status = Command::new(ns[0])
+        .args(&ns[1..])
+        .args(["sh", "-c", script, "scenario"])
+        .arg(out.path())
+        .arg(xqtb())
+        .arg(mnt.path())
+        .args(args)
+        .status()
+        .unwrap();
+    let fail = std::fs::read_to_string(out.path().join("fail")).unwrap_or_default();
+    assert!(status.success(), "the scenario failed ({status}): {fail}");
+    out
+}
+
 /// Runs one scenario; returns the directory of what it left for the checks.
 fn run(
     ns: &[&str],
@@ -94,25 +143,14 @@ fn run(
     at: (u16, u32),
     extra: &[&str],
 ) -> tempfile::TempDir {
-    let (mnt, out) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let status = Command::new(ns[0])
-        .args(&ns[1..])
-        .args(["sh", "-c", SCENARIO, "scenario", xqtb()])
-        .arg(mnt.path())
-        .arg(reference)
-        .arg(material)
-        .arg(format!("{}:{}", at.0, at.1))
-        .arg(out.path())
-        .args(extra)
-        .status()
-        .unwrap();
-    let read = |name: &str| std::fs::read_to_string(out.path().join(name)).unwrap_or_default();
-    assert!(
-        status.success(),
-        "{material} paused at {at:?}: the scenario failed ({status}): {}",
-        read("fail")
-    );
-    out
+    let mut args = vec![
+        reference.display().to_string(),
+        material.to_string(),
+        format!("{}:{}", at.0, at.1),
+        leave(material).to_string(),
+    ];
+    args.extend(extra.iter().map(|a| a.to_string()));
+    run_script(ns, SCENARIO, &args)
 }
 
 /// The checks of one scenario: a clear error naming a file under `--dir` (where the working
@@ -149,6 +187,11 @@ fn check(out: &Path, reference: &Path, material: &str, at: (u16, u32), file: &st
     assert!(
         !files.contains(&format!("./{material}.xqtb")),
         "{what}: a table or its temporary file is left: {files}"
+    );
+    let left: u64 = read("left").trim().parse().unwrap();
+    assert!(
+        left < leave(material) + (1 << 16),
+        "{what}: {left} bytes free for the resume"
     );
     let second = read("second.out") + &read("second.err");
     assert_eq!(read("second.rc").trim(), "0", "{what}: no resume: {second}");
@@ -204,4 +247,21 @@ fn a_disk_that_fills_up_mid_build_is_a_clear_error_and_the_build_resumes() {
         let out = run(&ns, reference, material, at, extra);
         check(out.path(), reference, material, at, file);
     }
+    // Too small from the start (4 MiB): refused before the build, naming the need.
+    let args = [plain.path().display().to_string(), "KRKAABB".to_string()];
+    let out = run_script(&ns, TOO_SMALL, &args);
+    let read = |name: &str| std::fs::read_to_string(out.path().join(name)).unwrap_or_default();
+    let err = read("first.err");
+    assert_eq!(read("first.rc").trim(), "1", "too small a disk: {err}");
+    let need = (24 * 573_480u64).div_ceil(1 << 20);
+    assert!(
+        err.contains(&format!("building table KRKAABB needs {need} MiB free in "))
+            && err.contains("/dir/.work, but only "),
+        "too small a disk: {err}"
+    );
+    let files = read("first.files");
+    assert!(
+        !files.contains(".work") && !files.contains("./KRKAABB.xqtb"),
+        "too small a disk: left {files}"
+    );
 }

@@ -302,8 +302,9 @@ pub fn build(
             Err(Some(note)) => progress.note(&note),
             Err(None) => {}
         }
-        check_space(opts, m)?;
-        match run::build_table(m, opts, progress) {
+        // A refusal, too, leaves no empty working directory behind (and names a kept
+        // checkpoint).
+        match check_space(opts, m).and_then(|()| run::build_table(m, opts, progress)) {
             Ok(r) => reports.push(r),
             Err(e) => return Err(clean_up_after(e, opts, m)),
         }
@@ -312,12 +313,20 @@ pub fn build(
 }
 
 /// Fails unless `--tmp` and `--dir` have room for `material`'s build (`formats/build.md` §10).
+/// The files an interrupted build of it left in its store count as room: a resumed build keeps
+/// them within the same need, or deletes them.
 fn check_space(opts: &BuildOptions, material: Material) -> Result<(), BuildError> {
     let n = crate::index::Indexer::new(material)?.size();
+    let store = run::store_path(&opts.tmp, material);
+    let kept = if store::StoreDir::is_store(&store) {
+        store::StoreDir::bytes_in(&store)
+    } else {
+        0
+    };
     crate::diskspace::check_space(
         &opts.tmp,
-        24 * n,
-        &format!("the working files of table {material}"),
+        (24 * n).saturating_sub(kept),
+        &format!("building table {material}"),
     )?;
     crate::diskspace::check_space(&opts.dir, n, &format!("table {material}"))?;
     Ok(())

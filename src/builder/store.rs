@@ -284,6 +284,18 @@ impl StoreDir {
         dir.join(MARKER).is_file()
     }
 
+    /// The bytes of the files in store directory `dir` (what an interrupted build left; those
+    /// not readable count as none).
+    pub fn bytes_in(dir: &Path) -> u64 {
+        std::fs::read_dir(dir).map_or(0, |rd| {
+            rd.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .filter(|m| m.is_file())
+                .map(|m| m.len())
+                .sum()
+        })
+    }
+
     /// The file of generation `gen` of chunk `chunk` of `side`.
     pub fn chunk_path(&self, side: Color, chunk: usize, gen: u64) -> PathBuf {
         self.dir
