@@ -95,13 +95,11 @@ fn namespace() -> Option<Vec<&'static str>> {
         &["unshare", "--user", "--map-root-user", "--mount"],
     ];
     candidates.into_iter().find_map(|cmd| {
-        let probe = format!(
-            "d=$(mktemp -d) && mount -t tmpfs -o size=1m probe \"$d\" && umount \"$d\"; \
-             s=$?; rmdir \"$d\"; exit $s"
-        );
+        let probe = "d=$(mktemp -d) && mount -t tmpfs -o size=1m probe \"$d\" && umount \"$d\"; \
+             s=$?; rmdir \"$d\"; exit $s";
         let ok = Command::new(cmd[0])
             .args(&cmd[1..])
-            .args(["sh", "-c", &probe])
+            .args(["sh", "-c", probe])
             .output()
             .is_ok_and(|o| o.status.success());
         ok.then(|| cmd.to_vec())
@@ -229,7 +227,8 @@ fn a_disk_that_fills_up_mid_build_is_a_clear_error_and_the_build_resumes() {
     let rules = reference("KRKN");
     let push_only = [&stream[..], &["--push-only"]].concat();
     // Each meets the full disk in a different write (the file name's end).
-    let scenarios: [(&Path, &str, (u16, u32), &[&str], &str); 6] = [
+    type Scenario<'a> = (&'a Path, &'a str, (u16, u32), &'a [&'a str], &'a str);
+    let scenarios: [Scenario; 6] = [
         // A streamed ply's update logs.
         (plain.path(), "KRKAABB", (0, 5), &stream, ".updates"),
         // The table's own (temporary) file in `--dir`, after the last ply.

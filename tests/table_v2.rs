@@ -18,7 +18,7 @@ fn synthetic(index: u64, side: usize, span: u64) -> Value {
     let x = (index / 7).wrapping_mul(0x9E37_79B9) ^ side as u64;
     match x % 5 {
         0 => Value::Draw,
-        4 if index / 7 % 3 == 0 => Value::Decided {
+        4 if (index / 7).is_multiple_of(3) => Value::Decided {
             order: 1,
             distance: (index % 4) as u16,
         },

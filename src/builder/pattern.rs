@@ -895,7 +895,7 @@ impl Space<'_> {
         for v in m.members(side) {
             for extra in 0..(self.slots() / outer) as u8 {
                 out.push(Vx {
-                    slot: v.slot | extra * outer as u8,
+                    slot: v.slot | (extra * outer as u8),
                     ..v
                 });
             }

@@ -56,6 +56,9 @@ pub struct Work {
     resolved: ByColor<Vec<AtomicBool>>,
 }
 
+/// The chunks a rewrite wrote, with their new records (for [`Work::record`]).
+pub type Rewritten = Vec<(usize, ChunkRecord)>;
+
 /// What [`Work::load`] puts in the bitmaps, per entry word.
 pub struct Select {
     /// Entries that belong to the next pass's frontier.
@@ -301,7 +304,7 @@ impl Work {
         chunks: &[usize],
         states: Vec<S>,
         f: impl Fn(&mut S, usize, &Chunk) -> Result<bool, BuildError> + Sync,
-    ) -> Result<(Vec<S>, Vec<(usize, ChunkRecord)>), BuildError> {
+    ) -> Result<(Vec<S>, Rewritten), BuildError> {
         let jobs: Vec<(usize, u64)> = chunks
             .iter()
             .map(|&c| (c, self.next_gen(side, c)))
