@@ -337,6 +337,15 @@ impl Tablebase {
         self.locate(pos, |t, side, index| t.file.outcome_legal(side, index))
     }
 
+    /// Where a legal position's value is stored: its table's material (canonical), the side to
+    /// move and the index of its entry there (colours flipped if its material is not
+    /// canonical). Two positions with the same entry have the same value.
+    pub fn entry_of(&self, pos: &Position) -> Result<(Material, usize, u64), ProbeError> {
+        self.locate(pos, |t, side, index| {
+            Ok((t.file.header().material, side, index))
+        })
+    }
+
     /// Finds a legal position's table and entry and reads it with `read`.
     fn locate<T, R: FnOnce(&OpenTable, usize, u64) -> Result<T, TableError>>(
         &self,

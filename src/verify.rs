@@ -29,7 +29,7 @@ use crate::value::Outcome;
 use crate::value::Value;
 use crate::value::CODE_NONE;
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 /// One entry whose value its children contradict.
@@ -91,6 +91,60 @@ impl DerivedValues {
     }
 }
 
+/// The values of the supporting tables' positions that captures reach, each resolved once
+/// through [`Tablebase::probe_dtc`] and kept: many positions capture into the same one, and a
+/// supporting table's position on its derived side is resolved from its moves, and theirs
+/// (KRKNN: three tenths of `verify` went there). A table is kept only if it has at most
+/// [`MEMO_ENTRIES`] entries a side; a code plus one an entry, 0 until found.
+struct CaptureMemo {
+    tables: Vec<(Material, [Vec<AtomicU32>; 2])>,
+}
+
+/// The largest supporting table [`CaptureMemo`] keeps (64 MiB for both sides).
+const MEMO_ENTRIES: u64 = 8 << 20;
+
+impl CaptureMemo {
+    /// A memo for the supporting tables of `material` small enough to keep.
+    fn new(tb: &Tablebase, material: Material) -> Result<CaptureMemo, ProbeError> {
+        let mut tables: Vec<(Material, [Vec<AtomicU32>; 2])> = Vec::new();
+        for color in Color::ALL {
+            for role in crate::piece::Role::ALL {
+                let Some(sub) = material.captured(color, role).map(|m| m.canonical()) else {
+                    continue;
+                };
+                if tables.iter().any(|(m, _)| *m == sub) {
+                    continue;
+                }
+                let entries = tb.table(sub)?.file.header().entries;
+                if entries <= MEMO_ENTRIES {
+                    let side = || (0..entries).map(|_| AtomicU32::new(0)).collect();
+                    tables.push((sub, [side(), side()]));
+                }
+            }
+        }
+        Ok(CaptureMemo { tables })
+    }
+
+    /// The value of `child`, a position a capture reaches ([`Tablebase::probe_dtc`]).
+    fn probe(&self, tb: &Tablebase, child: &Position) -> Result<Value, ProbeError> {
+        let (material, side, index) = tb.entry_of(child)?;
+        let Some((_, memo)) = self.tables.iter().find(|(m, _)| *m == material) else {
+            return tb.probe_dtc(child);
+        };
+        let slot = &memo[side][index as usize];
+        let known = match slot.load(Relaxed) {
+            0 => None,
+            c => Value::from_code(c - 1),
+        };
+        if let Some(v) = known {
+            return Ok(v);
+        }
+        let v = tb.probe_dtc(child)?;
+        slot.store(v.code() + 1, Relaxed);
+        Ok(v)
+    }
+}
+
 /// Failures kept for printing.
 const KEEP: usize = 20;
 
@@ -136,6 +190,7 @@ pub fn verify_table(
         .derived
         .map(|side| DerivedValues::new(Color::ALL[side], h.entries))
         .transpose()?;
+    let captures = CaptureMemo::new(tb, material)?;
     let order = match h.derived {
         Some(1) => [1, 0],
         _ => [0, 1],
@@ -157,6 +212,7 @@ pub fn verify_table(
             t: &t,
             at_once: &at_once,
             derived: lookup,
+            captures: &captures,
             fail: &fail,
         };
         let (stats, (hist, firsts)) = (0..h.blocks_per_side())
@@ -211,6 +267,7 @@ struct Checker<'a> {
     t: &'a OpenTable,
     at_once: &'a ByColor<Bitmap>,
     derived: Option<&'a DerivedValues>,
+    captures: &'a CaptureMemo,
     fail: &'a (dyn Fn(String, String) + Sync),
 }
 
@@ -274,7 +331,7 @@ impl Checker<'_> {
             );
             return Ok(None);
         };
-        let moves = child_values(self.tb, self.t, self.at_once, self.derived, &pos)?;
+        let moves = child_values(self, &pos)?;
         let expected = moves
             .iter()
             .map(|m| m.for_mover())
@@ -358,20 +415,15 @@ fn mark_at_once(
 /// [`Tablebase::probe_moves`] gives them: captures probed in their tables, quiet moves read from
 /// `t`'s stored values with the wins and losses at once `at_once` marks, or from the `derived`
 /// side's values.
-fn child_values(
-    tb: &Tablebase,
-    t: &OpenTable,
-    at_once: &ByColor<Bitmap>,
-    derived: Option<&DerivedValues>,
-    pos: &Position,
-) -> Result<Vec<MoveValue>, ProbeError> {
+fn child_values(c: &Checker, pos: &Position) -> Result<Vec<MoveValue>, ProbeError> {
+    let (tb, t, at_once, derived) = (c.tb, c.t, c.at_once, c.derived);
     let mut out = Vec::new();
     for mv in pos.legal_moves() {
         let capture = pos.is_capture(mv);
         let mut child = pos.clone();
         child.play(mv);
         let value = if capture {
-            tb.probe_dtc(&child)?
+            c.captures.probe(tb, &child)?
         } else {
             let (side, index) = (child.turn(), t.indexer().encode(&child)?);
             if let Some(d) = derived.filter(|d| d.side == side) {
