@@ -53,17 +53,19 @@ pub struct Report {
     pub failures: Vec<Failure>,
 }
 
-/// The values of a derived side's entries (`formats/table.md` §5), found from their moves once
-/// and read by the other side's checks and the orders': a [`Value::code`] of 4 bytes an entry
-/// ([`CODE_NONE`] for illegal ones) in a temporary file mapped into memory. Its pages are the
-/// file's, which the system can write out: the RAM `verify` needs stays a few bits an entry.
-struct DerivedValues {
+/// The values of one side's entries, read by the other side's checks: a [`Value::code`] of 4
+/// bytes an entry ([`CODE_NONE`], or a code meaning nothing, for illegal ones) in a temporary
+/// file mapped into memory. Its pages are the file's, which the system can write out: the RAM
+/// `verify` needs stays a few bits an entry. A derived side's (`formats/table.md` §5) are found
+/// from their moves once, and read by the orders' checks too; a stored side's are read from the
+/// file once (a child's value is then one read, not a trip through the block cache).
+struct SideValues {
     side: Color,
     map: memmap2::MmapMut,
 }
 
-impl DerivedValues {
-    fn new(side: Color, entries: u64) -> Result<DerivedValues, ProbeError> {
+impl SideValues {
+    fn new(side: Color, entries: u64) -> Result<SideValues, ProbeError> {
         let dir = std::env::temp_dir();
         let io = |e| ProbeError::Table(crate::table::TableError::io(&dir)(e));
         let file = tempfile::tempfile_in(&dir).map_err(io)?;
@@ -71,7 +73,25 @@ impl DerivedValues {
         // Safety: the file is this process's alone (created unlinked: no other process can
         // open, truncate or write it while it is mapped).
         let map = unsafe { memmap2::MmapMut::map_mut(&file) }.map_err(io)?;
-        Ok(DerivedValues { side, map })
+        Ok(SideValues { side, map })
+    }
+
+    /// The values `t` stores for `side`, block by block.
+    fn stored(t: &OpenTable, side: Color) -> Result<SideValues, ProbeError> {
+        let h = t.file.header();
+        let mut values = SideValues::new(side, h.entries)?;
+        values
+            .map
+            .par_chunks_mut(4 * h.block_entries as usize)
+            .enumerate()
+            .try_for_each(|(block, bytes)| -> Result<(), ProbeError> {
+                let codes = t.file.read_stored_raw(side.index(), block as u64)?;
+                for (b, code) in bytes.chunks_exact_mut(4).zip(codes) {
+                    b.copy_from_slice(&code.to_le_bytes());
+                }
+                Ok(())
+            })?;
+        Ok(values)
     }
 
     /// The value of entry `index` (a legal position's).
@@ -188,9 +208,11 @@ pub fn verify_table(
     // first, and kept for the other side's checks and the orders'.
     let mut derived = h
         .derived
-        .map(|side| DerivedValues::new(Color::ALL[side], h.entries))
+        .map(|side| SideValues::new(Color::ALL[side], h.entries))
         .transpose()?;
     let captures = CaptureMemo::new(tb, material)?;
+    // The side whose values the file stores (the one not derived; Red's if none is).
+    let stored = SideValues::stored(&t, Color::ALL[usize::from(h.derived == Some(0))])?;
     let order = match h.derived {
         Some(1) => [1, 0],
         _ => [0, 1],
@@ -212,6 +234,7 @@ pub fn verify_table(
             t: &t,
             at_once: &at_once,
             derived: lookup,
+            stored: &stored,
             captures: &captures,
             fail: &fail,
         };
@@ -266,7 +289,9 @@ struct Checker<'a> {
     tb: &'a Tablebase,
     t: &'a OpenTable,
     at_once: &'a ByColor<Bitmap>,
-    derived: Option<&'a DerivedValues>,
+    derived: Option<&'a SideValues>,
+    /// The stored side's values ([`SideValues::stored`]).
+    stored: &'a SideValues,
     captures: &'a CaptureMemo,
     fail: &'a (dyn Fn(String, String) + Sync),
 }
@@ -434,7 +459,10 @@ fn child_values(c: &Checker, pos: &Position) -> Result<Vec<MoveValue>, ProbeErro
                 });
                 continue;
             }
-            let stored = t.file.stored_legal(side.index(), index)?;
+            let stored = match c.stored.side == side {
+                true => c.stored.get(index),
+                false => t.file.stored_legal(side.index(), index)?,
+            };
             match stored.outcome() {
                 _ if !at_once[side].get(index) => stored,
                 Outcome::Win => WIN_AT_ONCE,
@@ -461,7 +489,7 @@ fn verify_orders(
     tb: &Tablebase,
     material: Material,
     at_once: &ByColor<Bitmap>,
-    derived: Option<&DerivedValues>,
+    derived: Option<&SideValues>,
     fail: &(dyn Fn(String, String) + Sync),
 ) -> Result<(), ProbeError> {
     use crate::builder::graph::Graph;
