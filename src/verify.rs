@@ -213,6 +213,7 @@ pub fn verify_table(
     let captures = CaptureMemo::new(tb, material)?;
     // The side whose values the file stores (the one not derived; Red's if none is).
     let stored = SideValues::stored(&t, Color::ALL[usize::from(h.derived == Some(0))])?;
+    let legal = ByColor::new(|_| Bitmap::new(h.entries));
     let order = match h.derived {
         Some(1) => [1, 0],
         _ => [0, 1],
@@ -235,6 +236,7 @@ pub fn verify_table(
             at_once: &at_once,
             derived: lookup,
             stored: &stored,
+            legal: &legal,
             captures: &captures,
             fail: &fail,
         };
@@ -273,7 +275,12 @@ pub fn verify_table(
             );
         }
     }
-    verify_orders(tb, material, &at_once, derived.as_ref(), &fail)?;
+    let values = Values {
+        derived: derived.as_ref(),
+        stored: &stored,
+        legal: &legal,
+    };
+    verify_orders(tb, material, &at_once, &values, &fail)?;
     let mut failures = failures.into_inner().unwrap();
     failures.sort_by(|a, b| a.fen.cmp(&b.fen));
     Ok(Report {
@@ -292,6 +299,8 @@ struct Checker<'a> {
     derived: Option<&'a SideValues>,
     /// The stored side's values ([`SideValues::stored`]).
     stored: &'a SideValues,
+    /// Where the checks mark the legal entries with a value (for the orders' checks).
+    legal: &'a ByColor<Bitmap>,
     captures: &'a CaptureMemo,
     fail: &'a (dyn Fn(String, String) + Sync),
 }
@@ -318,6 +327,7 @@ impl Checker<'_> {
             let Some(value) = self.entry(turn, index, code, slot.is_some())? else {
                 continue;
             };
+            self.legal[turn].set(index);
             if let Some(values) = values.as_mut() {
                 values[k] = value.code();
             }
@@ -474,6 +484,35 @@ fn child_values(c: &Checker, pos: &Position) -> Result<Vec<MoveValue>, ProbeErro
     Ok(out)
 }
 
+/// Every entry's value as the entries' checks found them, for the orders' checks: the derived
+/// side's and the stored side's, and which entries are legal positions with a value.
+struct Values<'a> {
+    derived: Option<&'a SideValues>,
+    stored: &'a SideValues,
+    legal: &'a ByColor<Bitmap>,
+}
+
+impl Values<'_> {
+    /// The codes of `side`'s block `block` of `t` ([`CODE_NONE`] for entries that are not
+    /// legal positions with a value): read from memory, not decompressed and decoded again at
+    /// every order.
+    fn block(&self, t: &OpenTable, side: Color, block: u64) -> Result<Vec<u32>, ProbeError> {
+        let h = t.file.header();
+        let (first, len) = (block * h.block_entries as u64, h.block_len(block));
+        let mut codes = match (self.derived, self.stored) {
+            (Some(d), _) if d.side == side => d.block(first, len),
+            (_, s) if s.side == side => s.block(first, len),
+            _ => return Ok(t.file.read_stored(side.index(), block)?),
+        };
+        for (k, c) in codes.iter_mut().enumerate() {
+            if !self.legal[side].get(first + k as u64) {
+                *c = CODE_NONE;
+            }
+        }
+        Ok(codes)
+    }
+}
+
 /// The rules a table was built under, if they can make orders.
 fn rules_of(h: &crate::table::Header) -> Option<crate::fang::Rules> {
     use crate::table::RuleSet;
@@ -489,7 +528,7 @@ fn verify_orders(
     tb: &Tablebase,
     material: Material,
     at_once: &ByColor<Bitmap>,
-    derived: Option<&SideValues>,
+    values: &Values,
     fail: &(dyn Fn(String, String) + Sync),
 ) -> Result<(), ProbeError> {
     use crate::builder::graph::Graph;
@@ -509,10 +548,7 @@ fn verify_orders(
         for side in Color::ALL {
             (0..h.blocks_per_side()).into_par_iter().try_for_each(
                 |block| -> Result<(), ProbeError> {
-                    let codes = match derived.filter(|d| d.side == side) {
-                        Some(d) => d.block(block * be, h.block_len(block)),
-                        None => t.file.read_stored(side.index(), block)?,
-                    };
+                    let codes = values.block(&t, side, block)?;
                     for (k, &code) in codes.iter().enumerate() {
                         let index = block * be + k as u64;
                         if at_once[side].get(index) {
