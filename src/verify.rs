@@ -446,10 +446,11 @@ fn mark_at_once(
     Ok(at_once)
 }
 
-/// The value of every legal move of `pos` (a position of `t`'s material), as
-/// [`Tablebase::probe_moves`] gives them: captures probed in their tables, quiet moves read from
-/// `t`'s stored values with the wins and losses at once `at_once` marks, or from the `derived`
-/// side's values.
+/// The value of every legal move of `pos` (a position of the checked table's material), as
+/// [`Tablebase::probe_moves`] gives them: captures probed in their tables (through the
+/// checker's [`CaptureMemo`]), quiet moves read from the stored values (the checker's
+/// [`SideValues::stored`], or the file) with the wins and losses at once its `at_once` marks,
+/// or from the `derived` side's values.
 fn child_values(c: &Checker, pos: &Position) -> Result<Vec<MoveValue>, ProbeError> {
     let (tb, t, at_once, derived) = (c.tb, c.t, c.at_once, c.derived);
     let mut out = Vec::new();
