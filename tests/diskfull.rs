@@ -106,10 +106,10 @@ fn namespace() -> Option<Vec<&'static str>> {
     })
 }
 
-/// The free bytes a scenario leaves for the resume: 20 bytes per entry and side, less than the
-/// 24 a build checks for before it starts (`formats/build.md` §10), more than the 24 less what
-/// the kept checkpoint already holds (8 per entry and side at least: a generation of every
-/// chunk), which is what the check asks of a resume.
+/// The free bytes a scenario leaves for the resume, for a table of `n` entries per side: `20n`,
+/// less than the `24n` a build checks for before it starts (`formats/build.md` §10), more than
+/// `24n` less what the kept checkpoint already holds (at least `8n`: one generation of every
+/// chunk, 4 bytes an entry, both sides), which is what the check asks of a resume.
 fn leave(material: &str) -> u64 {
     20 * entries(material)
 }
