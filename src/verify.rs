@@ -14,12 +14,12 @@
 //! nothing for them), and the header's counts must match the entries. Streaming: blocks in parallel, children read through
 //! bounded block caches.
 
-use crate::builder::entry::Bitmap;
 use crate::fen::to_fen;
 use crate::material::Material;
 use crate::piece::ByColor;
 use crate::piece::Color;
 use crate::position::Position;
+use crate::retro::Bitmap;
 use crate::table::{
     distance_implied, is_stand_in, merge_tallies, resolve, side_char, Firsts, Histogram, SideStats,
     Tally, LOST_AT_ONCE, WIN_AT_ONCE,
@@ -532,8 +532,8 @@ fn verify_orders(
     values: &Values,
     fail: &(dyn Fn(String, String) + Sync),
 ) -> Result<(), ProbeError> {
-    use crate::builder::graph::Graph;
-    use crate::builder::rules::{affected, RuleState};
+    use crate::retro::graph::Graph;
+    use crate::retro::{affected, RuleState};
     let t = tb.table(material)?;
     let h = t.file.header().clone();
     let Some(rules) = rules_of(&h).filter(|_| affected(material)) else {
@@ -575,7 +575,7 @@ fn verify_orders(
     let graph = Graph::new(crate::index::Indexer::new(material)?);
     let (open, _) = sets(1)?;
     let drawn = drawn_captures(tb, t.indexer(), &open)?;
-    let mut state = match RuleState::with_drawn(material, rules, drawn) {
+    let mut state = match RuleState::new(&graph, rules, drawn) {
         Ok(s) => s,
         Err(e) => {
             fail(
@@ -598,7 +598,7 @@ fn verify_orders(
             (open, want) = (next_open, next_want);
         }
         let refs = ByColor::new(|side| &open[side]);
-        state.refresh(&refs, &graph, &crate::builder::Silent);
+        state.refresh(&refs, &graph, &crate::retro::Silent);
         let got = ByColor::new(|_| Bitmap::new(n));
         state.next_seeds(&refs, &graph, &got);
         for side in Color::ALL {
@@ -637,9 +637,9 @@ fn verify_orders(
 fn drawn_captures(
     tb: &Tablebase,
     indexer: &crate::index::Indexer,
-    open: &crate::piece::ByColor<crate::builder::entry::Bitmap>,
-) -> Result<crate::piece::ByColor<crate::builder::entry::Bitmap>, ProbeError> {
-    use crate::builder::entry::Bitmap;
+    open: &crate::piece::ByColor<crate::retro::Bitmap>,
+) -> Result<crate::piece::ByColor<crate::retro::Bitmap>, ProbeError> {
+    use crate::retro::Bitmap;
     let n = indexer.size();
     let drawn = crate::piece::ByColor::new(|_| Bitmap::new(n));
     for side in Color::ALL {
@@ -675,10 +675,10 @@ fn drawn_captures(
 /// of `now` with a child among them: the only ones whose candidacy can have changed (the
 /// resolved ones lose theirs), as the build marks them.
 fn mark_dirty(
-    graph: &crate::builder::graph::Graph,
-    before: &crate::piece::ByColor<crate::builder::entry::Bitmap>,
-    now: &crate::piece::ByColor<crate::builder::entry::Bitmap>,
-    dirty: &crate::piece::ByColor<crate::builder::entry::Bitmap>,
+    graph: &crate::retro::graph::Graph,
+    before: &crate::piece::ByColor<crate::retro::Bitmap>,
+    now: &crate::piece::ByColor<crate::retro::Bitmap>,
+    dirty: &crate::piece::ByColor<crate::retro::Bitmap>,
 ) {
     for side in Color::ALL {
         (0..before[side].words()).into_par_iter().for_each(|w| {

@@ -1,9 +1,9 @@
-//! Fang's algorithms on Xiangqi materials, in memory (`xqtb::fang::xiangqi`), against
+//! Fang's algorithms on Xiangqi materials, in memory (`xqtb::retro::reference`), against
 //! independently published figures: today's builder under no rules, and the widely used
 //! generator's counts quoted in the issue (both in `issues show 8`).
 
-use xqtb::fang::xiangqi::{SideCounts, Solver, Table};
 use xqtb::fang::{Options, Rules};
+use xqtb::retro::reference::{SideCounts, Solver, Table};
 use xqtb::{Color, Material, Outcome, Position, Value};
 
 fn counts(s: &SideCounts) -> [u64; 3] {

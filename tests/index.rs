@@ -180,7 +180,7 @@ fn moved_defender_agrees_with_encode() {
         "KRKA", "KAKB", "KNKAB", "KRKAABB", "KAABKAB", "KNNK", "KPKPB",
     ] {
         let mut symmetric = 0u64;
-        let mut cache = xqtb::StepCache::new();
+        let mut cache = xqtb::index::StepCache::new();
         each_quiet_move(m, |ix, i, p, mv| {
             if !is_defender(p.piece_at(mv.from).unwrap().role()) {
                 return;
@@ -255,7 +255,7 @@ fn decoder_agrees_with_decode() {
         "KRK", "KNKA", "KRKAABB", "KRNKAB", "KAABKCP", "KRKNN", "KRCKR", "KRNKCPP",
     ] {
         let ix = Indexer::new(m.parse().unwrap()).unwrap();
-        let mut d = xqtb::Decoder::new(&ix);
+        let mut d = xqtb::index::Decoder::new(&ix);
         let n = ix.size();
         let sequential = (0..n.min(20_000)).map(|i| (i, Color::ALL[(i % 3 == 0) as usize]));
         let strided = [37, 997, 8101].into_iter().flat_map(|stride| {

@@ -9,10 +9,8 @@
 //! `p`; a won child decrements their count of unresolved children, the last one making them
 //! lost at `p`. What is never resolved is a draw.
 
-use super::entry::{self, Bitmap, NEVER, UNCOUNTED};
-use super::graph::{Graph, Moves, Node};
+use super::entry::{self, NEVER, UNCOUNTED};
 use super::pass::{self, Pass};
-use super::progress::Progress;
 use super::store::Chunk;
 use super::sub::Subtables;
 use super::work::{Entries, Select, Work, WINDOW};
@@ -20,6 +18,9 @@ use super::BuildError;
 use crate::index::{Decoder, StepCache};
 use crate::piece::{ByColor, Color};
 use crate::position::Position;
+use crate::retro::graph::{Graph, Moves, Node};
+use crate::retro::Bitmap;
+use crate::retro::Progress;
 use crate::value::Outcome;
 use rayon::prelude::*;
 use std::sync::atomic::Ordering::Relaxed;

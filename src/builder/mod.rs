@@ -1,18 +1,19 @@
-//! The out-of-core retrograde builder (design: `formats/build.md`).
+//! The out-of-core retrograde builder (design: `formats/build.md`): [`build`] a material's table
+//! and its supporting tables within a memory budget, resuming from the last checkpoint.
 //!
 //! Algorithm: retrograde analysis with distances (Fang, Algorithm 8, Section 5.1) in the
 //! distance-to-conversion metric (Section 5.3), with children counting (Section 6, remark 3),
-//! run as passes over a chunked working state:
+//! run as passes over a chunked working state, on the engine of [`crate::retro`]:
 //!
-//! - [`plan`]: the memory plan, a pure function of the budget, the sizes and the threads;
-//! - [`layout`]: chunks of `2^k` consecutive indices;
-//! - [`entry`]: the 32-bit working entry (value, or children count and marks) and bitmaps;
-//! - [`graph`]: the game graph (entries, quiet moves, predecessors, the mirror-fold rules);
-//! - [`pass`]: the pass framework (scan a frontier → route updates → apply; resident or
+//! - `plan`: the memory plan, a pure function of the budget, the sizes and the threads;
+//! - `layout`: chunks of `2^k` consecutive indices;
+//! - `entry`: the 32-bit working entry (value, or children count);
+//! - `pass`: the pass framework (scan a frontier → route updates → apply; resident or
 //!   streaming sink);
-//! - [`dtc`]: initialisation and the plies of one order, as passes;
-//! - [`write`](mod@write): the final table file;
-//! - [`store`], [`work`]: chunk files, manifest, checkpoints and resume;
+//! - `dtc`: initialisation and the plies of one order, as passes;
+//! - `rules`: the orders of the Asian rules (the order stage of [`crate::retro::orders`]);
+//! - `write`: the final table file;
+//! - `store`, `work`: chunk files, manifest, checkpoints and resume;
 //! - `sub`: the supporting tables captures lead to.
 //!
 //! When the working state fits the budget the chunks stay resident and updates land directly
@@ -21,22 +22,21 @@
 //! read once per pass, updated and written back (a new generation if a checkpoint names the
 //! current one). Either way the result is the same bytes.
 
-pub mod dtc;
-pub mod entry;
-pub mod graph;
-pub mod layout;
-pub mod pass;
-pub mod pattern;
-pub mod plan;
-pub mod progress;
-pub mod rules;
+mod buffers;
+mod dtc;
+mod entry;
+mod layout;
+mod pass;
+mod plan;
+mod rules;
 mod run;
-pub mod store;
+mod store;
 mod sub;
-pub mod work;
-pub mod write;
+mod work;
+mod write;
 
-pub use progress::{Progress, Silent};
+pub use crate::retro::{Progress, Silent};
+pub use rules::OrderReport;
 
 use crate::fang::Rules;
 use crate::index::IndexError;
@@ -45,6 +45,15 @@ use crate::table::{table_path, Header, RuleSet, TableError, TableFile, BUILDER_I
 use std::path::PathBuf;
 use std::time::Duration;
 use thiserror::Error;
+
+/// The rule set a table built under `rules` records in its header.
+pub(crate) fn rule_set(rules: Rules) -> RuleSet {
+    match rules {
+        Rules::None => RuleSet::DtcOrder0,
+        Rules::Check => RuleSet::DtcCheck,
+        Rules::Asian => RuleSet::DtcAsian,
+    }
+}
 
 /// Why a build stopped.
 #[derive(Debug, Error)]
@@ -214,7 +223,7 @@ fn present(opts: &BuildOptions, material: Material) -> Result<Header, Option<Str
     if !path.exists() {
         return Err(None);
     }
-    let rule_set = RuleSet::of(opts.rules);
+    let rule_set = rule_set(opts.rules);
     match TableFile::open(&path, 1 << 20).and_then(|f| f.verify_file_checksum().map(|()| f)) {
         Ok(f)
             if f.header().material == material

@@ -19,16 +19,16 @@
 //! already resolved), and an entry a pass resolves joins the next frontier. Updates commute, so
 //! the result does not depend on the order, the rounds or the thread count.
 
-use super::entry::Bitmap;
-use super::graph::Node;
+use super::buffers::runs;
 use super::plan::THREAD_RECORDS;
-use super::progress::Progress;
 use super::work::{Entries, Work, WINDOW};
 use super::BuildError;
 use crate::piece::Color;
+use crate::retro::graph::Node;
+use crate::retro::Bitmap;
+use crate::retro::Progress;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
-use std::sync::Mutex;
 
 /// Resident buckets hold `2^16` entries (256 KiB of working entries).
 const PAGE_SHIFT: u32 = 16;
@@ -72,38 +72,6 @@ pub trait Pass: Sync {
         exclusive: bool,
         scratch: &mut Self::Scratch<'_>,
     ) -> bool;
-}
-
-/// The update buffers of a build, allocated once by the planning thread (memory freed by worker
-/// threads would stay in their allocator arenas).
-pub struct Buffers {
-    /// Staged updates (destination indices) of the round under way.
-    staging: Mutex<Vec<u64>>,
-    /// The staged updates partitioned by bucket, as indices within their bucket.
-    sorted: Vec<u32>,
-    /// Workers' own buffers.
-    pool: Mutex<Vec<Vec<u64>>>,
-    /// Serialises the streaming workers' direct writes to the logs.
-    spill: Mutex<()>,
-}
-
-impl Buffers {
-    /// Bytes per staged update.
-    pub const RECORD_BYTES: u64 = 12;
-
-    /// Buffers staging `records` updates, for `threads` workers.
-    pub fn new(records: usize, threads: usize) -> Buffers {
-        Buffers {
-            staging: Mutex::new(Vec::with_capacity(records)),
-            sorted: vec![0; records],
-            pool: Mutex::new(
-                (0..threads)
-                    .map(|_| Vec::with_capacity(THREAD_RECORDS))
-                    .collect(),
-            ),
-            spill: Mutex::new(()),
-        }
-    }
 }
 
 /// Where applied updates leave their marks.
@@ -349,22 +317,6 @@ fn tasks(windows: &[(usize, u64)]) -> Vec<&[(usize, u64)]> {
         }
     }
     out
-}
-
-/// Consecutive runs of `records` with the same key.
-pub(super) fn runs<T: Copy>(
-    records: &[T],
-    key: impl Fn(T) -> usize,
-) -> impl Iterator<Item = (usize, &[T])> {
-    let mut rest = records;
-    std::iter::from_fn(move || {
-        let &first = rest.first()?;
-        let k = key(first);
-        let end = rest.iter().position(|&d| key(d) != k).unwrap_or(rest.len());
-        let (run, tail) = rest.split_at(end);
-        rest = tail;
-        Some((k, run))
-    })
 }
 
 /// Partitions the staged updates by bucket (`2^shift` entries) into `sorted`, as indices within

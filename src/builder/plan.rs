@@ -8,7 +8,7 @@
 //! that spills to per-chunk logs; a chunk per worker in RAM while updates are applied (as far as
 //! the budget allows, at least two).
 
-use super::entry::Bitmap;
+use crate::retro::Bitmap;
 
 /// Bytes kept back from the budget for what is not planned below (I/O buffers, the block
 /// caches' bookkeeping, stacks).

@@ -1,414 +1,39 @@
-//! The Asian rules out of core: Fang's Algorithm 8 (seeds/000, Section 5.1) after the order-0
-//! propagation. While patterns are left, the losses of the non-mutual checking patterns
-//! (Algorithm 4, both sides) — or, if there are none, of the totally non-mutual chasing
-//! patterns (Algorithm 5, every piece) — seed order `r + 1` at distance 0, and the propagation
-//! passes ([`super::dtc::propagate`]) run again; what is never resolved is a draw.
-//!
-//! Kept in RAM per entry and side: the unresolved filter (the pass framework's), a dirty bit, a
-//! drawn-capture bit and one candidate bit per target (below); the patterns' own sets are
-//! bitmaps whose pages are touched only where members are ([`super::pattern`]).
-//!
-//! **Candidates.** A defender's entry is a loss candidate for a target (the attacker's king, or
-//! one of its pieces by number) when it is unresolved, has no capture into a drawn position,
-//! has a move to an unresolved entry, and every such move hits the target (checks it, or chases
-//! it). Computing this needs the labels of the moves, the costliest part of the rules, so it is
-//! done once for every unresolved entry after order 0 and afterwards only for the entries whose
-//! children changed (the propagation marks them dirty: a child resolved as a win; a child
-//! resolved as a loss resolves the entry itself): the others' moves into unresolved entries are
-//! the same as before, and so is their candidacy. The entries resolved since are marked dirty
-//! too (each ply's frontier), so a refresh visits only the bitmap groups with dirty marks: no
-//! other group has a candidate to drop or to find (KRCKR's later orders rescan a few thousand
-//! entries each, and reading every word per order was 0.02–0.03 s of each).
-//!
-//! One-sided tables (only one side has rooks, horses, cannons or pawns) skip all this: Fang,
-//! Section 1, and `tests/rules_build.rs` checks it on several.
+//! The Asian rules in a build: after the order-0 propagation, the order stage
+//! ([`crate::retro::orders`]) finds the next order's seeds, they are resolved as losses at
+//! distance 0 and the propagation passes ([`super::dtc::propagate`]) run again, until no
+//! pattern is left; what is never resolved is a draw (Fang's Algorithm 8).
 
 use super::dtc;
-use super::entry::{self, Bitmap, NEVER};
-use super::graph::{Graph, Moves};
-use super::pattern::{Exclusion, Marks, Region, Space, Warm, KING_BIT};
-use super::progress::Progress;
+use super::entry::{self, NEVER};
 use super::work::{Entries, Work};
 use super::BuildError;
-use crate::fang::graph::{PieceId, Target};
-use crate::fang::numbering::{Numbering, MAX_NUMBERED};
 use crate::fang::{LevelKind, Rules};
-use crate::index::{Indexer, Split};
-use crate::material::Material;
-use crate::piece::{ByColor, Color, Role};
+use crate::piece::{ByColor, Color};
 use crate::position::BitIter;
+use crate::retro::{Bitmap, Graph, Progress, RuleState};
 use crate::value::MAX_ORDER;
 use rayon::prelude::*;
 use std::sync::atomic::Ordering::Relaxed;
 
-/// Can endless play decide anything in `material`? Only if both sides have an attacking piece.
-pub fn affected(material: Material) -> bool {
-    Color::ALL.into_iter().all(|c| {
-        [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn]
-            .into_iter()
-            .any(|r| material.count(c, r) > 0)
-    })
-}
-
-/// The candidate bitmaps: per defender side, one per target of the attacker.
-pub struct Candidates {
-    bits: ByColor<Vec<(u32, Bitmap)>>,
-}
-
-impl Candidates {
-    fn new(entries: u64, numbering: &Numbering) -> Candidates {
-        Candidates {
-            bits: ByColor::new(|defender| {
-                std::iter::once(KING_BIT)
-                    .chain(numbering.pieces(!defender).iter().map(u32::from))
-                    .map(|bit| (bit, Bitmap::new(entries)))
-                    .collect()
-            }),
-        }
-    }
-
-    /// The candidates of `defender` for the attacker's target `bit` (its king: [`KING_BIT`]).
-    pub fn get(&self, defender: Color, bit: u32) -> &Bitmap {
-        &self.bits[defender]
-            .iter()
-            .find(|(b, _)| *b == bit)
-            .expect("every target has its candidates")
-            .1
-    }
-
-    /// All of `defender`'s target bits.
-    fn mask(&self, defender: Color) -> u32 {
-        self.bits[defender].iter().fold(0, |m, (b, _)| m | 1 << b)
-    }
-}
-
-/// What the rule phases keep between orders.
-pub struct RuleState {
-    rules: Rules,
-    numbering: Numbering,
-    candidates: Candidates,
-    /// Entries whose children changed, or that were resolved, since the candidates were
-    /// computed (summarised: a refresh visits only its groups).
-    pub dirty: ByColor<Bitmap>,
-    /// Entries with a capture into a drawn position (never a loss candidate).
-    drawn: ByColor<Bitmap>,
-    /// The next refresh computes every unresolved entry.
-    full: bool,
-    /// The maximum patterns (both sides) the last [`RuleState::next_seeds`] found, by
-    /// attacker and target: the next order's warm starts ([`Warm`]).
-    previous: Vec<(Color, Target, Marks)>,
-    /// The dirty marks since the chasing patterns were last computed (they are computed only at
-    /// orders without a checking pattern, so their warm start needs the marks of several).
-    since_chase: ByColor<Bitmap>,
-    /// The first exclusion of each chasing pattern when it was last computed, by attacker and
-    /// piece: the next computation's start ([`Exclusion`]).
-    exclusions: Vec<(Color, PieceId, Exclusion)>,
-    /// How many of the last [`RuleState::next_seeds`]' chasing patterns excluded their
-    /// defender's forced checks starting from the previous computation's.
-    pub warm_exclusions: u32,
-}
-
-/// Bitmaps of `entries` bits the rule phases keep for `material` (the plan counts them).
-pub fn bitmaps(material: Material, rules: Rules) -> u64 {
-    match rules {
-        Rules::None => 0,
-        // Dirty and drawn bits, candidates for each king.
-        Rules::Check => 6,
-        // Also the dirty bits since the last chasing patterns, candidates for each piece.
-        Rules::Asian => {
-            let pieces: u64 = Color::ALL
-                .into_iter()
-                .flat_map(|c| Role::ALL.into_iter().map(move |r| (c, r)))
-                .filter(|&(_, r)| r != Role::King)
-                .map(|(c, r)| material.count(c, r) as u64)
-                .sum();
-            8 + pieces
-        }
-    }
-}
-
-impl RuleState {
-    /// The state for a build under `rules` ≠ none; reads the chunks once for the drawn bits.
-    pub fn new(work: &Work, rules: Rules) -> Result<RuleState, BuildError> {
-        let n = work.layout.entries();
-        let drawn = ByColor::new(|_| Bitmap::new(n));
-        for side in Color::ALL {
-            for c in 0..work.layout.chunks() {
-                let base = work.layout.base(c);
-                work.with_chunk(side, c, |chunk| {
-                    chunk.entries.par_iter().enumerate().for_each(|(k, e)| {
-                        let e = e.load(Relaxed);
-                        if entry::is_unresolved(e) && e as u8 == NEVER {
-                            drawn[side].set(base + k as u64);
-                        }
-                    })
-                })?;
-            }
-        }
-        RuleState::with_drawn(work.material, rules, drawn)
-    }
-
-    /// The state for `material` under `rules` ≠ none, given the entries with a capture into a
-    /// drawn position (among the unresolved ones).
-    pub fn with_drawn(
-        material: Material,
-        rules: Rules,
-        drawn: ByColor<Bitmap>,
-    ) -> Result<RuleState, BuildError> {
-        let numbering = match rules {
-            Rules::Asian => {
-                Numbering::new(material).map_err(|e| BuildError::Rules(e.to_string()))?
-            }
-            _ => Numbering::kings_only(),
-        };
-        let n = Indexer::new(material)?.size();
-        Ok(RuleState {
-            rules,
-            candidates: Candidates::new(n, &numbering),
-            numbering,
-            dirty: ByColor::new(|_| Bitmap::summarised(n)),
-            drawn,
-            full: true,
-            previous: Vec::new(),
-            since_chase: ByColor::new(|_| {
-                Bitmap::summarised(if rules == Rules::Asian { n } else { 0 })
-            }),
-            exclusions: Vec::new(),
-            warm_exclusions: 0,
-        })
-    }
-
-    /// Brings the candidate bitmaps up to date with the unresolved entries `open` (all of
-    /// them after [`RuleState::rescan_all`], else those in the dirty marks' groups).
-    pub fn refresh(&mut self, open: &ByColor<&Bitmap>, graph: &Graph, progress: &dyn Progress) {
-        let full = self.full;
-        let spans = ByColor::new(|side| {
-            if full {
-                self.dirty[side].every_group()
-            } else {
-                Bitmap::spans_of(&[&self.dirty[side]])
-            }
-        });
-        let visited = |side: Color| spans[side].iter().map(|s| 64 * s.len() as u64).sum::<u64>();
-        progress.start(
-            &format!("{} rule candidates", graph.indexer().material()),
-            visited(Color::Red) + visited(Color::Black),
-        );
-        for defender in Color::ALL {
-            let attacker_open = open[!defender];
-            let open = open[defender];
-            let all = self.candidates.mask(defender);
-            let cands = &self.candidates.bits[defender];
-            let (dirty, drawn) = (&self.dirty[defender], &self.drawn[defender]);
-            spans[defender].par_iter().for_each(|span| {
-                let mut pos_cache = crate::index::Decoder::new(graph.indexer());
-                for w in span.clone() {
-                    // A candidate whose children did not change stays one while unresolved.
-                    let keep = open.word(w);
-                    let rescan =
-                        if full { u64::MAX } else { dirty.word(w) } & keep & !drawn.word(w);
-                    // At most 16 targets: a king and 15 numbered pieces (no allocation here).
-                    let mut old = [0u64; 1 + MAX_NUMBERED];
-                    for (slot, (_, b)) in cands.iter().enumerate() {
-                        old[slot] = b.word(w);
+/// The unresolved entries with a capture into a drawn position (never loss candidates), read
+/// from the chunks once.
+fn drawn_captures(work: &Work) -> Result<ByColor<Bitmap>, BuildError> {
+    let n = work.layout.entries();
+    let drawn = ByColor::new(|_| Bitmap::new(n));
+    for side in Color::ALL {
+        for c in 0..work.layout.chunks() {
+            let base = work.layout.base(c);
+            work.with_chunk(side, c, |chunk| {
+                chunk.entries.par_iter().enumerate().for_each(|(k, e)| {
+                    let e = e.load(Relaxed);
+                    if entry::is_unresolved(e) && e as u8 == NEVER {
+                        drawn[side].set(base + k as u64);
                     }
-                    let mut new = old.map(|bits| bits & keep & !rescan);
-                    let mut bits = rescan;
-                    while bits != 0 {
-                        let k = bits.trailing_zeros();
-                        bits &= bits - 1;
-                        let index = w as u64 * 64 + k as u64;
-                        let Some((pos, split)) = pos_cache.decode_split(index, defender) else {
-                            continue;
-                        };
-                        let hits = self.hits(graph, attacker_open, pos, index, split, all);
-                        for (slot, (bit, _)) in cands.iter().enumerate() {
-                            new[slot] |= ((hits >> bit & 1) as u64) << k;
-                        }
-                    }
-                    // Unchanged words are not written: zeros stored into a page never written
-                    // would make the system copy the zero page (see `Bitmap::word_if_noted`).
-                    for ((_, b), (word, was)) in cands.iter().zip(new.into_iter().zip(old)) {
-                        if word != was {
-                            b.store_word(w, word);
-                        }
-                    }
-                }
-                progress.advance(64 * span.len() as u64);
-            });
-        }
-        progress.finish();
-        if self.full {
-            // Without the dirty marks since the last patterns, no warm start is sound.
-            self.previous.clear();
-        }
-        self.full = false;
-    }
-
-    /// The targets (a mask) that every move of `pos` into an unresolved entry hits, among
-    /// `mask`; 0 if there is no such move.
-    fn hits(
-        &self,
-        graph: &Graph,
-        open: &Bitmap,
-        pos: &crate::position::Position,
-        index_of_pos: u64,
-        split: Split,
-        mask: u32,
-    ) -> u32 {
-        let mut mask = mask;
-        let mut inside = false;
-        // Most moves a defender's refresh looks at go to resolved entries (three quarters of
-        // KRCKR's, most of them rook moves that hang it); a king step into an unresolved one
-        // that hits nothing settles the entry at once.
-        graph.any_child_split(
-            pos,
-            index_of_pos,
-            Some(split),
-            Moves::KingFirst,
-            |mv, child, index, _| {
-                if !open.get(index) {
-                    return false;
-                }
-                inside = true;
-                let child = child.position();
-                // Most moves cannot check: no attack on the king to look for.
-                mask &= if pos.may_give_check(mv) && child.is_check() {
-                    1 << KING_BIT
-                } else if mask & !(1 << KING_BIT) != 0 {
-                    self.numbering.chased_after(pos, mv, child).0
-                } else {
-                    0
-                };
-                mask == 0
-            },
-        );
-        if inside {
-            mask
-        } else {
-            0
+                })
+            })?;
         }
     }
-
-    /// The next refresh computes every unresolved entry's candidacy (its dirty marks are not
-    /// known).
-    pub fn rescan_all(&mut self) {
-        self.full = true;
-    }
-
-    /// Computes the patterns that seed the next order among the unresolved entries `open` and
-    /// adds their losses to `seeds`; `None` when no pattern is left. Patterns the previous call
-    /// found start warm from it ([`Warm`]); the dirty marks are consumed.
-    pub fn next_seeds(
-        &mut self,
-        open: &ByColor<&Bitmap>,
-        graph: &Graph,
-        seeds: &ByColor<Bitmap>,
-    ) -> Option<(LevelKind, u64)> {
-        if self.rules == Rules::Asian {
-            for side in Color::ALL {
-                self.since_chase[side].or_from(&self.dirty[side]);
-            }
-        }
-        let mut previous = std::mem::take(&mut self.previous);
-        let mut found = Vec::new();
-        let mut exclusions = std::mem::take(&mut self.exclusions);
-        // Those this call does not compute again are not this call's warm ones.
-        exclusions.iter_mut().for_each(|(_, _, e)| e.warm = false);
-        let next = self.find_seeds(
-            open,
-            graph,
-            seeds,
-            &mut previous,
-            &mut found,
-            &mut exclusions,
-        );
-        self.warm_exclusions = exclusions.iter().filter(|(_, _, e)| e.warm).count() as u32;
-        self.exclusions = exclusions;
-        let chased = found.iter().any(|(_, t, _)| *t != Target::King);
-        // Chasing patterns not computed now keep their previous ones for a later warm start.
-        found.extend(
-            previous
-                .into_iter()
-                .filter(|(_, t, _)| !chased && *t != Target::King),
-        );
-        self.previous = found;
-        for side in Color::ALL {
-            self.dirty[side].clear_all();
-            if chased {
-                self.since_chase[side].clear_all();
-            }
-        }
-        next
-    }
-
-    /// [`RuleState::next_seeds`] given the previous call's maximum patterns (taken from
-    /// `previous`) and chasing patterns' first exclusions (replaced in `exclusions` by those
-    /// computed now); this call's patterns go to `found`.
-    fn find_seeds(
-        &self,
-        open: &ByColor<&Bitmap>,
-        graph: &Graph,
-        seeds: &ByColor<Bitmap>,
-        previous: &mut Vec<(Color, Target, Marks)>,
-        found: &mut Vec<(Color, Target, Marks)>,
-        exclusions: &mut Vec<(Color, PieceId, Exclusion)>,
-    ) -> Option<(LevelKind, u64)> {
-        let mut warm = |attacker: Color, target: Target| {
-            let i = previous
-                .iter()
-                .position(|(a, t, _)| (*a, *t) == (attacker, target))?;
-            let changed = ByColor::new(|side| match target {
-                Target::King => &self.dirty[side],
-                Target::Piece(_) => &self.since_chase[side],
-            });
-            Some(Warm {
-                previous: previous.swap_remove(i).2,
-                changed,
-            })
-        };
-        let space = Space {
-            graph,
-            numbering: &self.numbering,
-            unresolved: ByColor::new(|side| open[side]),
-            tracked: Vec::new(),
-        };
-        let region = Region::Graph(&self.candidates);
-        let seeds_into = seeds;
-        let mut seeds = 0;
-        for attacker in Color::ALL {
-            let (p, max) = space.non_mutual_check(region, attacker, warm(attacker, Target::King));
-            seeds += mark_losses(&seeds_into[!attacker], p.set.side(!attacker));
-            found.push((attacker, Target::King, max));
-        }
-        if seeds > 0 {
-            return Some((LevelKind::Check, seeds));
-        }
-        if self.rules != Rules::Asian {
-            return None;
-        }
-        for attacker in Color::ALL {
-            for t in space.targets(attacker) {
-                if let Target::Piece(piece) = t {
-                    let old = exclusions
-                        .iter()
-                        .position(|(a, q, _)| (*a, *q) == (attacker, piece))
-                        .map(|i| exclusions.swap_remove(i).2);
-                    let (p, max, exclusion) = space.chase_pattern(
-                        region,
-                        attacker,
-                        piece,
-                        warm(attacker, t),
-                        old.as_ref(),
-                    );
-                    seeds += mark_losses(&seeds_into[!attacker], p.set.side(!attacker));
-                    found.push((attacker, t, max));
-                    exclusions.extend(exclusion.map(|e| (attacker, piece, e)));
-                }
-            }
-        }
-        (seeds > 0).then_some((LevelKind::Chase, seeds))
-    }
+    Ok(drawn)
 }
 
 /// The unresolved filter of `side` (a rule build always keeps it).
@@ -416,21 +41,6 @@ fn unresolved(work: &Work, side: Color) -> &Bitmap {
     work.unresolved[side]
         .as_ref()
         .expect("a build under the Asian rules keeps the unresolved filter")
-}
-
-/// Adds a pattern's losses (`slots`: its bitmaps of one side, every slot) to `frontier`, of that
-/// side; returns how many entries that added.
-fn mark_losses(frontier: &Bitmap, slots: &[Bitmap]) -> u64 {
-    Bitmap::spans_of(&slots.iter().collect::<Vec<_>>())
-        .into_par_iter()
-        .flat_map_iter(|span| span)
-        .map(|w| {
-            let old = frontier.word(w);
-            let new = slots.iter().fold(old, |m, b| m | b.word(w));
-            frontier.store_word(w, new);
-            (new & !old).count_ones() as u64
-        })
-        .sum()
 }
 
 /// Resolves the frontier entries (the new order's seeds) as losses at `(order, 0)`.
@@ -480,7 +90,7 @@ pub struct OrderReport {
     /// Entries (both sides) its patterns' losses seeded as losses at distance 0.
     pub seeds: u64,
     /// Chasing patterns found for it whose first exclusion started from the previous
-    /// computation's ([`super::pattern::Exclusion`]).
+    /// computation's ([`crate::retro::pattern::Exclusion`]).
     pub warm_exclusions: u32,
 }
 
@@ -495,7 +105,8 @@ pub fn solve_orders(
     progress: &dyn Progress,
     after_ply: &mut dyn FnMut(&mut Work, u16, u32) -> Result<(), BuildError>,
 ) -> Result<Vec<OrderReport>, BuildError> {
-    let mut state = RuleState::new(work, rules)?;
+    let mut state = RuleState::new(graph, rules, drawn_captures(work)?)
+        .map_err(|e| BuildError::Rules(e.to_string()))?;
     let mut reports = Vec::new();
     loop {
         let open = ByColor::new(|side| unresolved(work, side));

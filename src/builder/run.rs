@@ -1,10 +1,8 @@
 //! One table's build from start to file: plan, resume or initialise, propagate, write, clean up.
 
 use super::dtc;
-use super::graph::Graph;
 use super::layout::Layout;
 use super::plan::{plan_chunks, MIN_STREAM_CHUNK};
-use super::progress::Progress;
 use super::store::StoreDir;
 use super::sub::Subtables;
 use super::work::Work;
@@ -15,7 +13,9 @@ use crate::fang::Rules;
 use crate::index::Indexer;
 use crate::material::Material;
 use crate::piece::{Color, Role};
-use crate::table::{table_path, RuleSet};
+use crate::retro::graph::Graph;
+use crate::retro::Progress;
+use crate::table::table_path;
 use std::time::Instant;
 
 /// The store directory of `material`'s build under `tmp`.
@@ -65,14 +65,14 @@ pub fn build_table(
     let sizes = supporting_sizes(material)?;
     let threads = rayon::current_num_threads();
     // One-sided tables are not affected by the rules on endless play (Fang, Section 1).
-    let rules = if super::rules::affected(material) {
+    let rules = if crate::retro::affected(material) {
         opts.rules
     } else {
         Rules::None
     };
     if rules == Rules::Asian {
         // Refused before any work, not after order 0.
-        crate::fang::numbering::Numbering::new(material)
+        crate::retro::numbering::Numbering::new(material)
             .map_err(|e| BuildError::Rules(format!("{e} (build it with --rules check or none)")))?;
     }
     let too_small = |e: super::plan::TooSmall| BuildError::BudgetTooSmall {
@@ -80,7 +80,7 @@ pub fn build_table(
         needed: e.needed,
         material,
     };
-    let rule_bitmaps = super::rules::bitmaps(material, rules);
+    let rule_bitmaps = crate::retro::orders::bitmaps(material, rules);
     // A resumed build keeps its checkpoint's chunks; a new one may take shorter chunks than
     // asked to keep the unresolved filter.
     let (asked, shortest) = match resumed_layout {
@@ -136,7 +136,7 @@ pub fn build_table(
             store,
             p.resident,
             p.unresolved_filter,
-            (p.update_buffer / super::pass::Buffers::RECORD_BYTES) as usize,
+            (p.update_buffer / super::buffers::Buffers::RECORD_BYTES) as usize,
             p.chunk_buffers,
         );
         work.pull = !opts.push_only;
@@ -238,7 +238,7 @@ pub fn build_table(
         &work,
         graph.indexer(),
         &path,
-        RuleSet::of(opts.rules),
+        super::rule_set(opts.rules),
         max_order,
         progress,
     )?;

@@ -46,13 +46,8 @@ impl Chunk {
         self.entries.len()
     }
 
-    /// Has the chunk no entry?
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
     /// The working entry at local index `local`.
-    #[inline]
+    #[cfg(test)]
     pub fn get(&self, local: usize) -> u32 {
         self.entries[local].load(Relaxed)
     }
@@ -189,7 +184,7 @@ pub enum Log {
     Updates,
     /// Entries a win ply or an order's seeding resolved that the chunk's file does not hold
     /// yet: pairs of u32 (local index, resolved entry), applied whenever the chunk is read and
-    /// emptied when it is written ([`super::work::Work::read`]).
+    /// emptied when it is written (the working state reads it).
     Resolved,
 }
 
@@ -319,7 +314,7 @@ impl StoreDir {
 
     /// Writes a chunk as generation `gen`; returns its record. The file is overwritten in place
     /// if it exists: only a generation no checkpoint names is ever written again
-    /// ([`super::work::Work::replace`]), and creating and deleting a file per chunk and pass
+    /// (the working state's chunk rewrites), and creating and deleting a file per chunk and pass
     /// cost ext4 a search for a free inode each time (`find_inode_bit`, 3.5 % of a streamed
     /// KRNKAABB build). Not synced here: a checkpoint syncs every file it is about to reference
     /// ([`StoreDir::sync_chunk`]) before writing the manifest, so the chunk writes between
@@ -439,7 +434,7 @@ impl StoreDir {
         let mut m = m.clone();
         m.crc32 = m.checksum();
         let text = serde_json::to_vec_pretty(&m).expect("manifest serialises");
-        crate::fsio::write_atomic(&path, &text).map_err(io(&path))
+        xqtb_core::fsio::write_atomic(&path, &text).map_err(io(&path))
     }
 
     /// The manifest, `Ok(None)` if there is none, or a checkpoint error if it is unreadable or

@@ -1,13 +1,14 @@
 //! The working state of one table's build: the entries of both sides (resident chunks, or chunk
 //! files in the store), the bitmaps that drive and filter the passes, checkpoints and resume.
 
-use super::entry::{self, Bitmap};
+use super::buffers::Buffers;
+use super::entry;
 use super::layout::Layout;
-use super::pass::Buffers;
 use super::store::{Chunk, ChunkRecord, Log, Manifest, StoreDir, STORE_VERSION};
 use super::BuildError;
 use crate::material::Material;
 use crate::piece::{ByColor, Color};
+use crate::retro::Bitmap;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
@@ -248,7 +249,7 @@ impl Work {
     ) -> Result<(), BuildError> {
         indices.sort_unstable();
         let mut pairs = Vec::with_capacity(2 * indices.len());
-        for (c, run) in super::pass::runs(indices, |i| self.layout.chunk(i)) {
+        for (c, run) in super::buffers::runs(indices, |i| self.layout.chunk(i)) {
             pairs.clear();
             pairs.extend(run.iter().flat_map(|&i| [self.layout.local(i) as u32, to]));
             self.store.append_resolved(side, c, &pairs)?;
@@ -286,6 +287,7 @@ impl Work {
     /// Writes an updated chunk (streaming): as a new generation if the last checkpoint names
     /// the current one, else over the current one, which nothing else refers to (a kill while
     /// it is written loses only work since the checkpoint, whose files stay intact).
+    #[cfg(test)]
     pub fn replace(&mut self, side: Color, c: usize, chunk: &Chunk) -> Result<(), BuildError> {
         self.current[side][c] = self
             .store
@@ -294,7 +296,7 @@ impl Work {
     }
 
     /// Streaming: reads each of `chunks` (of `side`), calls `f` with it and, if that returns
-    /// true (an error stops the work), writes it back as [`Work::replace`] would. One worker
+    /// true (an error stops the work), writes it back (a new generation if the last checkpoint names the current one). One worker
     /// per state in `states` (see [`Work::chunk_workers`]) takes the chunks one at a time, so
     /// one's file reads and writes overlap another's work. Returns the states and the chunks'
     /// new records, for [`Work::record`].

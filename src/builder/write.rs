@@ -2,11 +2,11 @@
 //! by side, into the table writer (which compresses blocks in parallel and checksums as it goes).
 
 use super::entry;
-use super::progress::Progress;
 use super::work::{Work, WINDOW};
 use super::BuildError;
 use crate::index::Indexer;
 use crate::piece::Color;
+use crate::retro::Progress;
 use crate::table::{
     distance_implied, merge_tallies, Firsts, Histogram, RuleSet, SideStats, TableWriter, Tally,
 };

@@ -48,7 +48,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         let json = serde_json::json!({
             "material": material.to_string(),
             "table": material.canonical().to_string(),
-            "sides": { "w": w, "b": b },
+            "sides": { "w": census_json(&w), "b": census_json(&b) },
         });
         writeln!(out, "{json}")?;
     } else {
@@ -63,4 +63,13 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         }
     }
     Ok(())
+}
+
+/// A census as JSON: the fields of [`xqtb::index::Census`].
+fn census_json(c: &xqtb::index::Census) -> serde_json::Value {
+    serde_json::json!({
+        "index_size": c.index_size,
+        "legal_entries": c.legal_entries,
+        "legal": c.legal,
+    })
 }

@@ -8,8 +8,9 @@
 //! - [`draws`]: Algorithm 7 (draws with propagation);
 //! - [`levels`]: Algorithms 6 and 8 (orders and distances; Definitions 8–9);
 //! - [`tracked`]: following one of two identical pieces;
-//! - [`xiangqi`]: an in-memory driver over a material's positions (small materials; a reference
-//!   for the out-of-core port).
+//!
+//! The Xiangqi driver over a material's positions (small materials; a reference for the
+//! out-of-core port) is `retro::reference`.
 //!
 //! # As passes over a chunked store
 //!
@@ -61,11 +62,9 @@ pub mod explicit;
 pub mod graph;
 pub mod levels;
 pub mod mutual;
-pub mod numbering;
 pub mod pattern;
 pub mod set;
 pub mod tracked;
-pub mod xiangqi;
 
 pub use explicit::{ExplicitGraph, GraphError};
 pub use graph::{outcome, Db, Edge, GameGraph, PieceId, PieceSet, Target, Vertex};

@@ -226,15 +226,6 @@ impl RuleSet {
             RuleSet::DtcAsian => "dtc-asian",
         }
     }
-
-    /// The rule set of tables built under `rules`.
-    pub fn of(rules: crate::fang::Rules) -> RuleSet {
-        match rules {
-            crate::fang::Rules::None => RuleSet::DtcOrder0,
-            crate::fang::Rules::Check => RuleSet::DtcCheck,
-            crate::fang::Rules::Asian => RuleSet::DtcAsian,
-        }
-    }
 }
 
 /// The longest win of one side to move.
@@ -613,7 +604,8 @@ pub enum TableError {
 }
 
 impl TableError {
-    pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TableError + '_ {
+    /// An I/O error on `path`, as a closure for `map_err`.
+    pub fn io(path: &Path) -> impl FnOnce(std::io::Error) -> TableError + '_ {
         move |source| TableError::Io {
             path: path.to_owned(),
             source,

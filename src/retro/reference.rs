@@ -1,4 +1,4 @@
-//! An in-memory driver: Fang's algorithms ([`super::levels::solve`]) on every position of a
+//! An in-memory driver: Fang's algorithms ([`crate::fang::levels::solve`]) on every position of a
 //! Xiangqi material, its supporting tables solved first the same way. A reference for the
 //! out-of-core port, for small materials only: it keeps every value, and the labels of the
 //! unknown positions' moves, in RAM.
@@ -7,18 +7,18 @@
 //! (mirror-folded: an entry stands for a position and its mirror image, which have the same
 //! value and the same labels). Moves inside are the legal quiet moves of the entry's position;
 //! captures are exits, valued by the supporting table of the material left. Predecessors come
-//! from the builder's retro-move rules ([`crate::builder::graph::Graph::predecessors`]), which
+//! from the builder's retro-move rules ([`super::graph::Graph::predecessors`]), which
 //! emit one predecessor per quiet move, as the children counts need.
 //!
 //! A chased piece is numbered by its colour and role; two pieces of one colour and role are
 //! twins numbered by point in the entry's position (the lower first), and each move says which
 //! pairs it trades ([`Edge::swaps`]) so that patterns can follow them
-//! ([`super::tracked::Tracked`]; `formats/rules.md`, "Identical pieces").
+//! ([`crate::fang::tracked::Tracked`]; `formats/rules.md`, "Identical pieces").
 
-use super::graph::{Edge, GameGraph, PieceId, PieceSet, Vertex};
-use super::levels::{solve, LevelKind, Options, SolveError};
+use super::graph::Graph;
 use super::numbering::{Numbering, NumberingError};
-use crate::builder::graph::Graph;
+use crate::fang::graph::{Edge, GameGraph, PieceId, PieceSet, Vertex};
+use crate::fang::levels::{solve, LevelKind, Options, SolveError};
 use crate::index::{IndexError, Indexer};
 use crate::material::Material;
 use crate::piece::Color;

@@ -201,3 +201,17 @@ pub fn to_fen(pos: &Position) -> String {
     s.push_str(" - - 0 1");
     s
 }
+
+impl Position {
+    /// The initial position of a game.
+    pub fn startpos() -> Position {
+        parse_fen(START_FEN).expect("start FEN is valid")
+    }
+}
+
+// Positions print as FEN in assertions and debug output.
+impl std::fmt::Debug for Position {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Position({})", to_fen(self))
+    }
+}

@@ -1120,7 +1120,7 @@ pub struct Split {
 }
 
 /// What enumerating every index of one side to move finds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Census {
     /// Indices per side to move.
     pub index_size: u64,

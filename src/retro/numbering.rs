@@ -1,13 +1,13 @@
 //! How a material's pieces are numbered for Fang's labels (`formats/rules.md`, "Identical
 //! pieces"), and the labels of a Xiangqi move in those numbers: shared by the in-memory driver
-//! ([`super::xiangqi`]) and the out-of-core rule passes (`crate::builder::rules`).
+//! ([`super::reference`]) and the rule passes over bitmaps ([`super::orders`]).
 //!
 //! A chased piece is numbered by its colour and role; two pieces of one colour and role are
 //! twins numbered by point in the entry's position (the lower first), and a move says which
-//! pairs it trades ([`super::graph::Edge::swaps`]).
+//! pairs it trades ([`crate::fang::graph::Edge::swaps`]).
 
-use super::graph::{PieceId, PieceSet};
 use crate::chase::{chases, each_chased, gives_check};
+use crate::fang::graph::{PieceId, PieceSet};
 use crate::material::Material;
 use crate::piece::{Color, Role};
 use crate::position::{Move, Position};
@@ -193,3 +193,6 @@ impl Numbering {
         !self.twins.is_empty()
     }
 }
+
+/// The bit of the attacker's king among a candidate mask's targets (pieces use their numbers).
+pub const KING_BIT: u32 = 31;

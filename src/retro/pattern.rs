@@ -8,7 +8,7 @@
 //!   "Identical pieces"): a set is one bitmap per side and slot combination ([`Marks`]), its
 //!   pages touched only where members are.
 //! - The loss candidates of a pattern over the whole graph come from the candidate bitmaps
-//!   (`super::rules::Candidates`, refreshed once per order); inside a pattern (Algorithm 3) they
+//!   (`super::candidates::Candidates`, refreshed once per order); inside a pattern (Algorithm 3) they
 //!   are found by scanning its members.
 //! - Pruning is frontier driven: a loss that leaves sends its predecessors in the win set a
 //!   re-check (does it still have a move into the losses?), a win that leaves removes its
@@ -16,11 +16,11 @@
 //!   losses, so no per-entry counter is kept (in RAM or on disk); the removals are monotone, so
 //!   the result is the same for any order and thread count.
 
-use super::entry::Bitmap;
+use super::bitmap::Bitmap;
+use super::candidates::Candidates;
 use super::graph::{Child, Graph, Moves, Node};
-use super::rules::Candidates;
+use super::numbering::{Labels, Numbering, KING_BIT};
 use crate::fang::graph::{PieceId, Target};
-use crate::fang::numbering::{Labels, Numbering};
 use crate::index::{Decoder, Split};
 use crate::piece::{ByColor, Color};
 use crate::position::{BitIter, Move, Position};
@@ -227,19 +227,6 @@ impl Memo {
         let answer = f();
         self.bits.or_word(w, (1 | (answer as u64) << 1) << shift);
         answer
-    }
-}
-
-/// The bit of the attacker's king among a candidate mask's targets (pieces use their numbers).
-pub const KING_BIT: u32 = 31;
-
-/// The targets a move hits, as a mask: the king's bit for a check, the numbers of the pieces it
-/// chases.
-pub fn hit_mask(labels: &Labels) -> u32 {
-    if labels.check {
-        1 << KING_BIT
-    } else {
-        labels.chases.0
     }
 }
 

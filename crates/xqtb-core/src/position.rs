@@ -96,11 +96,6 @@ impl Position {
         }
     }
 
-    /// The initial position of a game.
-    pub fn startpos() -> Position {
-        crate::fen::parse_fen(crate::fen::START_FEN).expect("start FEN is valid")
-    }
-
     /// The side to move.
     #[inline]
     pub fn turn(&self) -> Color {
@@ -1225,8 +1220,9 @@ fn blocked_steps<const N: usize>(steps: &Steps<N>, b: &[u8; 90], mut f: impl FnM
     }
 }
 
-/// Iterates the set bits of an occupancy mask.
-pub(crate) struct BitIter(pub(crate) u128);
+/// Iterates the set bits of a mask (an occupancy mask's squares, or any word's bits), lowest
+/// first.
+pub struct BitIter(pub u128);
 
 impl Iterator for BitIter {
     type Item = u8;
@@ -1238,12 +1234,6 @@ impl Iterator for BitIter {
         let i = self.0.trailing_zeros() as u8;
         self.0 &= self.0 - 1;
         Some(i)
-    }
-}
-
-impl fmt::Debug for Position {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Position({})", crate::fen::to_fen(self))
     }
 }
 
