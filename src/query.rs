@@ -132,8 +132,7 @@ fn entries(pos: &Position, mut moves: Vec<MoveValue>) -> Vec<MoveEntry> {
 
 /// Probes a position and every move from it.
 pub fn probe(tb: &Tablebase, pos: &Position) -> Result<ProbeResult, ProbeError> {
-    let value = tb.probe(pos)?;
-    let moves = tb.probe_moves(pos)?;
+    let (value, moves) = tb.probe_with_moves(pos)?;
     Ok(ProbeResult {
         fen: to_fen(pos),
         qstring: to_qstring(pos, false),
@@ -195,7 +194,7 @@ pub struct Mainline {
 /// The principal line ([`Tablebase::principal_line`]: best moves, ties to the smallest move)
 /// from a position to the next conversion or mate, at most `limit` plies shown.
 pub fn mainline(tb: &Tablebase, pos: &Position, limit: usize) -> Result<Mainline, ProbeError> {
-    let value = tb.probe(pos)?;
+    let value = tb.probe_dtc(pos)?;
     let line = tb.principal_line(pos)?;
     let mut cur = pos.clone();
     let mut steps = Vec::new();

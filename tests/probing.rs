@@ -259,7 +259,7 @@ fn the_block_cache_stays_within_its_limit() {
     }
 }
 
-/// `examples/probe.rs`, the program an engine author copies, runs and prints what it promises
+/// `crates/xqtb-core/examples/probe.rs`, the program an engine author copies, runs and prints what it promises
 /// (cargo builds examples before integration tests; its binary sits beside this test's).
 #[test]
 fn the_example_program_probes_a_fen() {
@@ -272,7 +272,7 @@ fn the_example_program_probes_a_fen() {
     if !example.exists() {
         // `cargo test` builds examples; a run filtered to this file does not.
         let built = std::process::Command::new(env!("CARGO"))
-            .args(["build", "--locked", "--example", "probe"])
+            .args(["build", "--locked", "-p", "xqtb-core", "--example", "probe"])
             .status()
             .unwrap();
         assert!(built.success());

@@ -46,7 +46,7 @@ fn pawn_split_matches_brute_force() {
                     if parse_fen(&to_fen(&pos)).is_err() {
                         continue;
                     }
-                    let slot = match tb.probe(&pos).unwrap().outcome() {
+                    let slot = match tb.probe_dtc(&pos).unwrap().outcome() {
                         Outcome::Win => 0,
                         Outcome::Draw => 1,
                         Outcome::Loss => 2,
@@ -140,7 +140,7 @@ fn mainline_follows_best_moves_to_the_conversion() {
     let ix = xqtb::Indexer::new("KNKA".parse().unwrap()).unwrap();
     let drawn = (0..ix.size())
         .filter_map(|i| ix.decode(i, Color::Black))
-        .find(|p| !p.opponent_in_check() && tb.probe(p).unwrap() == xqtb::Value::Draw)
+        .find(|p| !p.opponent_in_check() && tb.probe_dtc(p).unwrap() == xqtb::Value::Draw)
         .unwrap();
     let line = query::mainline(&tb, &drawn, 1000).unwrap();
     assert_eq!(
@@ -167,7 +167,7 @@ fn moves_come_best_first_with_their_notation() {
     let mut last = None;
     for m in &r.moves {
         let child = parse_fen(&m.fen).unwrap();
-        let v = tb.probe(&child).unwrap();
+        let v = tb.probe_dtc(&child).unwrap();
         assert_eq!(
             (m.result, m.order, m.distance),
             (v.outcome().name(), v.order(), v.distance())

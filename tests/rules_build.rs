@@ -242,7 +242,7 @@ mod infallible {
     /// The winner's best move from `pos` (a win), and the loser's position after it; `None`
     /// if it converts (a capture) or mates.
     fn winner_moves(tb: &Tablebase, pos: &Position) -> Option<Position> {
-        let v = tb.probe(pos).unwrap();
+        let v = tb.probe_dtc(pos).unwrap();
         let (r, d) = key(v);
         assert_eq!(d % 2, 1, "{}: not a win", xqtb::to_fen(pos));
         let best = tb.best_moves(pos).unwrap();
@@ -260,7 +260,7 @@ mod infallible {
     /// Checks every move of the loser in `pos` (lost at (r, e)) and returns the winner's
     /// positions after the quiet ones.
     fn loser_moves(tb: &Tablebase, pos: &Position) -> Vec<Position> {
-        let (r, e) = key(tb.probe(pos).unwrap());
+        let (r, e) = key(tb.probe_dtc(pos).unwrap());
         assert_eq!(e % 2, 0);
         let mut out = Vec::new();
         for mv in pos.legal_moves() {
@@ -269,7 +269,7 @@ mod infallible {
             if pos.is_capture(mv) {
                 continue; // A conversion: play goes on in a smaller table.
             }
-            let (r2, d2) = key(tb.probe(&child).unwrap());
+            let (r2, d2) = key(tb.probe_dtc(&child).unwrap());
             let fen = xqtb::to_fen(pos);
             assert_eq!(d2 % 2, 1, "{fen} {mv}: the loser escaped");
             if (r2, d2) == (r, e + 1) && e == 0 && r > 0 {
@@ -566,5 +566,50 @@ fn verify_checks_a_derived_sides_outcomes() {
             .any(|f| f.fen == fen && f.what.contains("but its moves give")),
         "{fen}: {:?}",
         report.failures
+    );
+}
+
+/// A deliberately broken pattern prune in the builder (checking patterns keep the positions
+/// where the defender could force mutual checks: `XQTB_TEST_BREAK_PRUNE`) writes a table that
+/// is locally consistent, and `verify`, which re-derives the orders with the in-memory
+/// reference algorithms and not the builder's pattern code, rejects it.
+#[test]
+fn verify_catches_a_broken_pattern_prune() {
+    let xqtb = |dir: &Path, args: &[&str], broken: bool| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_xqtb"));
+        cmd.args(args).arg("--dir").arg(dir);
+        if broken {
+            cmd.env("XQTB_TEST_BREAK_PRUNE", "1");
+        }
+        cmd.output().unwrap()
+    };
+    let good = tempfile::tempdir().unwrap();
+    let bad = tempfile::tempdir().unwrap();
+    for (dir, broken) in [(good.path(), false), (bad.path(), true)] {
+        let out = xqtb(dir, &["build", "KRKN"], broken);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let differ = std::fs::read(good.path().join("KRKN.xqtb")).unwrap()
+        != std::fs::read(bad.path().join("KRKN.xqtb")).unwrap();
+    assert!(differ, "the broken prune changed nothing in KRKN");
+    let ok = xqtb(good.path(), &["verify", "KRKN"], false);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stdout)
+    );
+    // The hook set for `verify` too: it must not reach the checks.
+    let caught = xqtb(bad.path(), &["verify", "KRKN"], true);
+    let text = String::from_utf8_lossy(&caught.stdout).to_string()
+        + &String::from_utf8_lossy(&caught.stderr);
+    assert!(!caught.status.success(), "{text}");
+    // The extra seeds are found by re-deriving the patterns, not only by the entries' checks.
+    assert!(
+        text.contains("is in no maximum pattern of order 1"),
+        "{text}"
     );
 }

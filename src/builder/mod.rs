@@ -80,7 +80,7 @@ pub enum BuildError {
         material: Material,
         /// The ply that overflowed.
         ply: u32,
-        /// The largest distance an entry holds ([`entry::MAX_DISTANCE`]).
+        /// The largest distance an entry holds (65,535).
         max: u16,
     },
     /// The memory budget is below [`MIN_BUDGET`].

@@ -8,7 +8,7 @@
 //! - [`numbering`]: how a material's pieces are numbered for the labels, and a move's labels;
 //! - [`candidates`], [`pattern`]: Fang's Algorithms 1, 3, 4 and 5 over bitmaps;
 //! - [`orders`]: the order stage (Algorithm 8): the next order's seeds from the patterns;
-//! - [`reference`]: the in-memory driver, a reference for small materials;
+//! - [`reference`](mod@reference): the in-memory driver, a reference for small materials;
 //! - [`progress`]: the `Progress` trait (presentation stays out of the library).
 //!
 //! This layer imports the rules core and [`crate::fang`], never the builder or `verify`.

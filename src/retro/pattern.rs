@@ -872,7 +872,9 @@ impl Space<'_> {
             .into_par_iter()
             .filter(|&u| self.moves_to(u, &p.set, region, true, loss_moves))
             .collect();
-        self.remove(p, region, unfit);
+        if !prune_broken() {
+            self.remove(p, region, unfit);
+        }
     }
 
     /// The members of one side of a sub-region's pattern, lifted to this space's slots.
@@ -1134,4 +1136,12 @@ impl Space<'_> {
             warm,
         }
     }
+}
+
+/// A test hook: with `XQTB_TEST_BREAK_PRUNE` set, a pattern's pruning stops before its last
+/// step (the losses with a move inside to a position that is no win stay), a deliberately
+/// broken prune that `verify`, which shares no code
+/// with this module, must catch (`tests/rules_build.rs`).
+fn prune_broken() -> bool {
+    std::env::var_os("XQTB_TEST_BREAK_PRUNE").is_some()
 }

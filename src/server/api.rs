@@ -15,7 +15,6 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 type AppState = axum::extract::State<Arc<State>>;
@@ -92,6 +91,10 @@ impl From<ProbeError> for ApiError {
             ProbeError::Index(e) => {
                 ApiError::BadRequest(format!("position cannot be indexed: {e}"))
             }
+            ProbeError::Unusable { .. } => {
+                tracing::warn!("table unavailable: {e}");
+                ApiError::Unavailable(format!("table unavailable: {e}"))
+            }
             ProbeError::Table(_)
             | ProbeError::Inconsistent { .. }
             | ProbeError::Directory { .. } => {
@@ -151,39 +154,12 @@ async fn blocking<T: Send + 'static>(
         .map_err(|e| ApiError::Unavailable(format!("probe task failed: {e}")))?
 }
 
-/// The tables a position's probe reads: its own and those its captures lead to.
-fn tables_read(pos: &Position) -> BTreeSet<Material> {
-    let mut out = BTreeSet::new();
-    out.insert(Material::of(pos).canonical());
-    for m in pos.legal_moves() {
-        if pos.is_capture(m) {
-            let mut c = pos.clone();
-            c.play(m);
-            out.insert(Material::of(&c).canonical());
-        }
-    }
-    out
-}
-
-fn check_tables(state: &State, pos: &Position) -> Result<(), ApiError> {
-    for m in tables_read(pos) {
-        state
-            .check_table(m)
-            .map_err(|e| ApiError::Unavailable(format!("table unavailable: {e}")))?;
-    }
-    Ok(())
-}
-
 async fn probe(
     axum::extract::State(state): AppState,
     q: Result<Query<PositionQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let pos = position_of(q)?;
-    let r: ProbeResult = blocking(&state, move |st| {
-        check_tables(st, &pos)?;
-        Ok(query::probe(&st.tb, &pos)?)
-    })
-    .await?;
+    let r: ProbeResult = blocking(&state, move |st| Ok(query::probe(&st.tb, &pos)?)).await?;
     Ok(ok(r))
 }
 
@@ -193,15 +169,7 @@ async fn mainline(
 ) -> Result<Response, ApiError> {
     let pos = position_of(q)?;
     let r: Mainline = blocking(&state, move |st| {
-        check_tables(st, &pos)?;
-        let line = query::mainline(&st.tb, &pos, MAINLINE_LIMIT)?;
-        // The positions along the line read their own tables; check those too.
-        for s in &line.steps {
-            if let Ok((p, _)) = query::parse_query_position(&s.fen) {
-                check_tables(st, &p)?;
-            }
-        }
-        Ok(line)
+        Ok(query::mainline(&st.tb, &pos, MAINLINE_LIMIT)?)
     })
     .await?;
     Ok(ok(r))
@@ -230,24 +198,9 @@ async fn tables(axum::extract::State(state): AppState) -> Result<Response, ApiEr
             unavailable: Vec::new(),
         };
         for m in materials {
-            // Only checksums already found bad are reported here: listing reads headers only.
-            let known_bad = match st.checked.lock().unwrap().get(&m) {
-                Some(Err(e)) => Some(e.clone()),
-                _ => None,
-            };
-            let summary = match known_bad {
-                Some(e) => Err(e),
-                None => query::table_summary(&st.tb, m, || {
-                    st.check_table(m).map_err(|e| {
-                        ProbeError::Table(crate::table::TableError::BadHeader {
-                            path: crate::table::table_path(&st.dir, m),
-                            what: e,
-                        })
-                    })?;
-                    st.stats(m).map(|s| (*s).clone())
-                })
-                .map_err(|e| e.to_string()),
-            };
+            // Opening a table for its summary checks its file (the tablebase's option).
+            let summary = query::table_summary(&st.tb, m, || st.stats(m).map(|s| (*s).clone()))
+                .map_err(|e| e.to_string());
             match summary {
                 Ok(s) => out.tables.push(s),
                 Err(error) => out.unavailable.push(Unavailable {
@@ -281,12 +234,7 @@ async fn stats(
         );
         return Ok(r);
     }
-    let s: Arc<TableStats> = blocking(&state, move |st| {
-        st.check_table(canonical)
-            .map_err(|e| ApiError::Unavailable(format!("table unavailable: {e}")))?;
-        Ok(st.stats(canonical)?)
-    })
-    .await?;
+    let s: Arc<TableStats> = blocking(&state, move |st| Ok(st.stats(canonical)?)).await?;
     Ok(ok(&*s))
 }
 

@@ -42,8 +42,6 @@ type StatsSlot = Mutex<Option<Arc<TableStats>>>;
 pub struct State {
     tb: Tablebase,
     dir: PathBuf,
-    /// Whole-file checksum results, per table, once checked.
-    checked: Mutex<HashMap<Material, Result<(), String>>>,
     /// Statistics per table, computed once (a full pass over the table): requests arriving
     /// while it runs wait for it on the table's own lock instead of starting another pass.
     stats: Mutex<HashMap<Material, Arc<StatsSlot>>>,
@@ -53,36 +51,16 @@ pub struct State {
 
 impl State {
     /// The shared state for `config`: a [`Tablebase`] over its directory (tables opened on first
-    /// use), and a bound of four probing requests per core.
+    /// use, each file's checksum checked then; a table that fails is answered as unavailable
+    /// from then on), and a bound of four probing requests per core.
     pub fn new(config: &Config) -> State {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         State {
-            tb: Tablebase::new(&config.dir, config.cache_bytes),
+            tb: Tablebase::new(&config.dir, config.cache_bytes).with_file_checksums(),
             dir: config.dir.clone(),
-            checked: Mutex::new(HashMap::new()),
             stats: Mutex::new(HashMap::new()),
             work: Semaphore::new(4 * cores),
         }
-    }
-
-    /// Checks a table's whole-file checksum the first time it is needed (the header, value
-    /// table and block index are checked when it opens, each block when it is read); the answer,
-    /// good or bad, is kept. A table that is not there passes: probing it says it is missing.
-    fn check_table(&self, material: Material) -> Result<(), String> {
-        let material = material.canonical();
-        if let Some(r) = self.checked.lock().unwrap().get(&material) {
-            return r.clone();
-        }
-        let r = match self.tb.table(material) {
-            Err(ProbeError::Missing { .. }) => return Ok(()),
-            Err(e) => Err(e.to_string()),
-            Ok(t) => t.file.verify_file_checksum().map_err(|e| e.to_string()),
-        };
-        if let Err(e) = &r {
-            tracing::warn!("table unavailable: {e}");
-        }
-        self.checked.lock().unwrap().insert(material, r.clone());
-        r
     }
 
     fn stats(&self, material: Material) -> Result<Arc<TableStats>, ProbeError> {

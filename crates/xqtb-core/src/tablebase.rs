@@ -8,14 +8,14 @@
 //! Tables are opened on first use and kept open; each has its own bounded block cache.
 //!
 //! ```
-//! use xqtb::builder::{build, BuildOptions, Silent};
-//! use xqtb::tablebase::{LineEnd, Tablebase};
-//! use xqtb::value::{Outcome, Value};
-//! use xqtb::{parse_fen, Move};
+//! use xqtb_core::tablebase::{LineEnd, Tablebase};
+//! use xqtb_core::value::{Outcome, Value};
+//! use xqtb_core::{parse_fen, Move};
 //!
-//! // Build the tables of a rook against a lone king (KRK and KK) in a scratch directory.
+//! // Build the tables of a rook against a lone king (KRK and KK) in a scratch directory (with
+//! // the crate `xqtb`, the builder).
 //! let dir = tempfile::tempdir()?;
-//! build("KRK".parse()?, &BuildOptions::new(dir.path()), &Silent)?;
+//! xqtb::build("KRK".parse()?, &xqtb::BuildOptions::new(dir.path()), &xqtb::Silent)?;
 //!
 //! let tb = Tablebase::open(dir.path())?;
 //! // Red: king e0, rook g0; Black: king d9. Red to move wins at once with rook to g8: Black's
@@ -77,9 +77,21 @@ pub enum ProbeError {
     /// The position is illegal (the side not to move is in check): no table holds a value for it.
     #[error("position is illegal: the side not to move is in check")]
     Illegal,
-    /// Opening or reading a table file failed.
+    /// Reading a table file failed (a block that fails its checksum, an I/O error).
     #[error(transparent)]
     Table(#[from] TableError),
+    /// A table failed to open, or its checks, when it was first needed: its header, its
+    /// material, or (with [`Tablebase::with_file_checksums`]) its whole-file checksum. The
+    /// failure is remembered: the table is not opened again, and every probe that needs it
+    /// returns this error.
+    #[error("table {material} cannot be used: {source}")]
+    Unusable {
+        /// The table's (canonical) material.
+        material: Material,
+        /// What is wrong with it (the error names the file).
+        #[source]
+        source: Arc<TableError>,
+    },
     /// The position could not be indexed in its table.
     #[error(transparent)]
     Index(#[from] IndexError),
@@ -102,7 +114,11 @@ impl OpenTable {
 pub struct Tablebase {
     dir: PathBuf,
     cache_bytes: usize,
+    /// Check each table's whole-file checksum when it is first opened.
+    check_files: bool,
     open: Mutex<HashMap<Material, Arc<OpenTable>>>,
+    /// Tables that failed to open or their checks, with why.
+    failed: Mutex<HashMap<Material, Arc<TableError>>>,
     /// Distinguishes this tablebase in the threads' caches of the last table probed.
     id: u64,
 }
@@ -181,9 +197,30 @@ impl Tablebase {
         Tablebase {
             dir: dir.to_owned(),
             cache_bytes,
+            check_files: false,
             open: Mutex::new(HashMap::new()),
+            failed: Mutex::new(HashMap::new()),
             id: NEXT_ID.fetch_add(1, Relaxed),
         }
+    }
+
+    /// Checks each table's whole-file checksum when it is first opened (one read of the whole
+    /// file), besides the checksums of its header, value table and block index (always checked
+    /// on opening) and of each block (checked when it is read). For a server that must never
+    /// answer from a damaged file; an engine's search usually leaves it off (`xqtb verify`
+    /// checks files ahead of time).
+    pub fn with_file_checksums(mut self) -> Tablebase {
+        self.check_files = true;
+        self
+    }
+
+    /// Why the table of `material` could not be used, if it failed to open or its checks.
+    pub fn failure(&self, material: Material) -> Option<Arc<TableError>> {
+        self.failed
+            .lock()
+            .unwrap()
+            .get(&material.canonical())
+            .cloned()
     }
 
     /// The directory the tables are read from.
@@ -197,6 +234,9 @@ impl Tablebase {
         if let Some(t) = self.open.lock().unwrap().get(&material) {
             return Ok(t.clone());
         }
+        if let Some(source) = self.failure(material) {
+            return Err(ProbeError::Unusable { material, source });
+        }
         let path = table_path(&self.dir, material);
         if !path.exists() {
             return Err(ProbeError::Missing {
@@ -205,24 +245,34 @@ impl Tablebase {
                 path,
             });
         }
+        match self.open_checked(material, path) {
+            Ok(t) => {
+                let t = Arc::new(t);
+                self.open.lock().unwrap().insert(material, t.clone());
+                Ok(t)
+            }
+            Err(e) => {
+                let source = Arc::new(e);
+                self.failed.lock().unwrap().insert(material, source.clone());
+                Err(ProbeError::Unusable { material, source })
+            }
+        }
+    }
+
+    /// Opens the table file of `material` at `path` and checks it.
+    fn open_checked(&self, material: Material, path: PathBuf) -> Result<OpenTable, TableError> {
         let file = TableFile::open(&path, self.cache_bytes)?;
         if file.header().material != material {
             return Err(TableError::WrongMaterial {
                 path,
                 expected: material,
                 found: file.header().material,
-            }
-            .into());
+            });
         }
-        let t = Arc::new(OpenTable { file });
-        self.open.lock().unwrap().insert(material, t.clone());
-        Ok(t)
-    }
-
-    /// The value of a legal position for its side to move (the same as
-    /// [`Tablebase::probe_dtc`]).
-    pub fn probe(&self, pos: &Position) -> Result<Value, ProbeError> {
-        self.probe_dtc(pos)
+        if self.check_files {
+            file.verify_file_checksum()?;
+        }
+        Ok(OpenTable { file })
     }
 
     /// The value of a legal position for its side to move: draw, or order and distance to
@@ -255,31 +305,42 @@ impl Tablebase {
         if outcome == Outcome::Draw {
             return Ok(Value::Draw);
         }
-        let mut best: Option<Value> = None;
+        let mut considered = Vec::new();
         for mv in pos.legal_moves() {
             let capture = pos.is_capture(mv);
-            if capture && outcome == Outcome::Loss {
-                continue;
-            }
             let mut child = pos.clone();
             child.play(mv);
-            if outcome == Outcome::Win && self.probe_wdl(&child)? != Outcome::Loss {
+            let value = if outcome == Outcome::Win {
+                if self.probe_wdl(&child)? != Outcome::Loss {
+                    continue;
+                }
+                if capture {
+                    return Ok(crate::table::WIN_AT_ONCE);
+                }
+                self.probe_dtc(&child)?
+            } else if capture {
                 continue;
-            }
-            if capture {
-                return Ok(crate::table::WIN_AT_ONCE);
-            }
-            let value = MoveValue {
-                mv,
-                capture,
-                value: self.probe_dtc(&child)?,
-            }
-            .for_mover();
-            if best.is_none_or(|b| value.rank() > b.rank()) {
-                best = Some(value);
-            }
+            } else {
+                self.probe_dtc(&child)?
+            };
+            considered.push(MoveValue { mv, capture, value });
         }
-        Ok(best.unwrap_or(crate::table::LOST_AT_ONCE))
+        Ok(derived_value(outcome, &considered))
+    }
+
+    /// A legal position's value and every legal move's, each child probed once: the position's
+    /// value is resolved from its moves' where the file leaves it out (as
+    /// [`Tablebase::probe_dtc`] resolves it).
+    pub fn probe_with_moves(&self, pos: &Position) -> Result<(Value, Vec<MoveValue>), ProbeError> {
+        let stored = self.locate(pos, |t, side, index| t.file.stored_legal(side, index))?;
+        let moves = self.probe_moves(pos)?;
+        let value = crate::table::resolve(
+            stored,
+            || Ok::<_, ProbeError>(moves.iter().any(MoveValue::wins_at_once)),
+            || pos.has_legal_quiet(),
+            || Ok(derived_value(stored.outcome(), &moves)),
+        )?;
+        Ok((value, moves))
     }
 
     /// The values of one block of a table's entries, in index order, as [`Value::code`]s
@@ -443,7 +504,7 @@ impl Tablebase {
             out.push(MoveValue {
                 mv: m,
                 capture,
-                value: self.probe(&child)?,
+                value: self.probe_dtc(&child)?,
             });
         }
         Ok(out)
@@ -451,6 +512,16 @@ impl Tablebase {
 }
 
 impl MoveValue {
+    /// Does the move win at once: a capture into a lost position, or a quiet move into a
+    /// position lost at once (`(0, 0)`: lost without a legal quiet move)?
+    fn wins_at_once(&self) -> bool {
+        if self.capture {
+            self.value.outcome() == Outcome::Loss
+        } else {
+            self.value == crate::table::LOST_AT_ONCE
+        }
+    }
+
     /// What the move is worth to the mover in distance to conversion: a quiet move into a
     /// position lost (won) at distance d wins (loses) at d + 1; a capture converts, so a capture
     /// into a lost position wins at 1 and one into a won position loses at 0.
@@ -468,6 +539,26 @@ impl MoveValue {
                 distance: distance.saturating_add(1),
             },
         }
+    }
+}
+
+/// The value of a position of `outcome` whose moves are `moves` (all of them, or at least those
+/// a position of that outcome takes its value from): the best value they give the mover
+/// (Fang's Definition 9). A win takes it from the moves into lost positions (a capture among
+/// them wins at once), a loss from its quiet moves (captures into won positions give the least
+/// loss, `(0, 0)`).
+fn derived_value(outcome: Outcome, moves: &[MoveValue]) -> Value {
+    let considered = moves.iter().filter(|m| match outcome {
+        Outcome::Win => m.value.outcome() == Outcome::Loss,
+        Outcome::Loss => !m.capture,
+        Outcome::Draw => false,
+    });
+    match outcome {
+        Outcome::Draw => Value::Draw,
+        _ => considered
+            .map(MoveValue::for_mover)
+            .max_by_key(|v| v.rank())
+            .unwrap_or(crate::table::LOST_AT_ONCE),
     }
 }
 

@@ -511,7 +511,7 @@ impl<R: ReadAt> TableFile<R> {
     }
 
     /// The outcome of a legal position's entry, reading only the WDL stream. The caller has
-    /// checked legality (as `Tablebase::probe` does before encoding); for an index that is not
+    /// checked legality (as `Tablebase::probe_dtc` does before encoding); for an index that is not
     /// a legal position the answer means nothing.
     pub fn outcome_legal(&self, side: usize, index: u64) -> Result<Outcome, TableError> {
         let (block, k) = self.locate(side, index)?;

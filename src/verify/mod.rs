@@ -14,6 +14,8 @@
 //! nothing for them), and the header's counts must match the entries. Streaming: blocks in parallel, children read through
 //! bounded block caches.
 
+mod orders;
+
 use crate::fen::to_fen;
 use crate::material::Material;
 use crate::piece::ByColor;
@@ -280,7 +282,7 @@ pub fn verify_table(
         stored: &stored,
         legal: &legal,
     };
-    verify_orders(tb, material, &at_once, &values, &fail)?;
+    orders::verify_orders(tb, material, &at_once, &values, &fail)?;
     let mut failures = failures.into_inner().unwrap();
     failures.sort_by(|a, b| a.fen.cmp(&b.fen));
     Ok(Report {
@@ -511,192 +513,5 @@ impl Values<'_> {
             }
         }
         Ok(codes)
-    }
-}
-
-/// The rules a table was built under, if they can make orders.
-fn rules_of(h: &crate::table::Header) -> Option<crate::fang::Rules> {
-    use crate::table::RuleSet;
-    match h.rule_set {
-        RuleSet::DtcOrder0 => None,
-        RuleSet::DtcCheck => Some(crate::fang::Rules::Check),
-        RuleSet::DtcAsian => Some(crate::fang::Rules::Asian),
-    }
-}
-
-/// Fang 5.4 for the orders: every order's seeds re-derived from the orders below it.
-fn verify_orders(
-    tb: &Tablebase,
-    material: Material,
-    at_once: &ByColor<Bitmap>,
-    values: &Values,
-    fail: &(dyn Fn(String, String) + Sync),
-) -> Result<(), ProbeError> {
-    use crate::retro::graph::Graph;
-    use crate::retro::{affected, RuleState};
-    let t = tb.table(material)?;
-    let h = t.file.header().clone();
-    let Some(rules) = rules_of(&h).filter(|_| affected(material)) else {
-        return Ok(());
-    };
-    let n = h.entries;
-    let be = h.block_entries as u64;
-    // Entries unknown before order `r` (a draw, or of order r or more), and the table's seeds of
-    // order `r`, read block by block.
-    let sets = |r: u16| -> Result<(ByColor<Bitmap>, ByColor<Bitmap>), ProbeError> {
-        let open = ByColor::new(|_| Bitmap::new(n));
-        let seeds = ByColor::new(|_| Bitmap::new(n));
-        for side in Color::ALL {
-            (0..h.blocks_per_side()).into_par_iter().try_for_each(
-                |block| -> Result<(), ProbeError> {
-                    let codes = values.block(&t, side, block)?;
-                    for (k, &code) in codes.iter().enumerate() {
-                        let index = block * be + k as u64;
-                        if at_once[side].get(index) {
-                            continue; // of order 0, whatever it stores
-                        }
-                        match Value::from_code(code) {
-                            Some(Value::Draw) => open[side].set(index),
-                            Some(Value::Decided { order, distance }) if order >= r => {
-                                open[side].set(index);
-                                if order == r && distance == 0 {
-                                    seeds[side].set(index);
-                                }
-                            }
-                            _ => {}
-                        }
-                    }
-                    Ok(())
-                },
-            )?;
-        }
-        Ok((open, seeds))
-    };
-    let graph = Graph::new(crate::index::Indexer::new(material)?);
-    let (open, _) = sets(1)?;
-    let drawn = drawn_captures(tb, t.indexer(), &open)?;
-    let mut state = match RuleState::new(&graph, rules, drawn) {
-        Ok(s) => s,
-        Err(e) => {
-            fail(
-                format!("header of {}", t.file.path().display()),
-                format!(
-                    "rule set {}, which this material cannot have: {e}",
-                    h.rule_set.name()
-                ),
-            );
-            return Ok(());
-        }
-    };
-    let (mut open, mut want) = sets(1)?;
-    for r in 1..=h.max_order + 1 {
-        if r > 1 {
-            // As in the build: only entries whose children resolved at order r − 1 change
-            // their candidacy.
-            let (next_open, next_want) = sets(r)?;
-            mark_dirty(&graph, &open, &next_open, &state.dirty);
-            (open, want) = (next_open, next_want);
-        }
-        let refs = ByColor::new(|side| &open[side]);
-        state.refresh(&refs, &graph, &crate::retro::Silent);
-        let got = ByColor::new(|_| Bitmap::new(n));
-        state.next_seeds(&refs, &graph, &got);
-        for side in Color::ALL {
-            for w in 0..got[side].words() {
-                let diff = got[side].word(w) ^ want[side].word(w);
-                let mut bits = diff;
-                while bits != 0 {
-                    let index = w as u64 * 64 + bits.trailing_zeros() as u64;
-                    bits &= bits - 1;
-                    let fen = t
-                        .indexer()
-                        .decode(index, side)
-                        .map(|p| to_fen(&p))
-                        .unwrap_or_default();
-                    let what = if want[side].get(index) {
-                        format!(
-                            "holds loss 0 (order {r}) but is in no maximum pattern of order {r}"
-                        )
-                    } else if r > h.max_order {
-                        format!(
-                            "is a loss of a maximum pattern left after the last order ({})",
-                            h.max_order
-                        )
-                    } else {
-                        format!("is a loss of a maximum pattern of order {r} but does not hold loss 0 (order {r})")
-                    };
-                    fail(fen, what);
-                }
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Among the `open` entries, those with a capture into a position drawn in its table.
-fn drawn_captures(
-    tb: &Tablebase,
-    indexer: &crate::index::Indexer,
-    open: &crate::piece::ByColor<crate::retro::Bitmap>,
-) -> Result<crate::piece::ByColor<crate::retro::Bitmap>, ProbeError> {
-    use crate::retro::Bitmap;
-    let n = indexer.size();
-    let drawn = crate::piece::ByColor::new(|_| Bitmap::new(n));
-    for side in Color::ALL {
-        (0..open[side].words())
-            .into_par_iter()
-            .try_for_each(|w| -> Result<(), ProbeError> {
-                let mut bits = open[side].word(w);
-                while bits != 0 {
-                    let index = w as u64 * 64 + bits.trailing_zeros() as u64;
-                    bits &= bits - 1;
-                    let Some(pos) = indexer.decode(index, side) else {
-                        continue;
-                    };
-                    for mv in pos.legal_moves() {
-                        if !pos.is_capture(mv) {
-                            continue;
-                        }
-                        let mut child = pos.clone();
-                        child.play(mv);
-                        if tb.probe_wdl(&child)? == crate::value::Outcome::Draw {
-                            drawn[side].set(index);
-                            break;
-                        }
-                    }
-                }
-                Ok(())
-            })?;
-    }
-    Ok(drawn)
-}
-
-/// Marks in `dirty` the entries in `before` but not in `now` (resolved since) and the entries
-/// of `now` with a child among them: the only ones whose candidacy can have changed (the
-/// resolved ones lose theirs), as the build marks them.
-fn mark_dirty(
-    graph: &crate::retro::graph::Graph,
-    before: &crate::piece::ByColor<crate::retro::Bitmap>,
-    now: &crate::piece::ByColor<crate::retro::Bitmap>,
-    dirty: &crate::piece::ByColor<crate::retro::Bitmap>,
-) {
-    for side in Color::ALL {
-        (0..before[side].words()).into_par_iter().for_each(|w| {
-            let mut bits = before[side].word(w) & !now[side].word(w);
-            while bits != 0 {
-                let index = w as u64 * 64 + bits.trailing_zeros() as u64;
-                bits &= bits - 1;
-                dirty[side].set(index);
-                let Some(pos) = graph.indexer().decode(index, side) else {
-                    continue;
-                };
-                let emitted = graph.predecessors(&pos, index, |n| {
-                    if now[n.side].get(n.index) {
-                        dirty[n.side].set(n.index);
-                    }
-                });
-                debug_assert!(emitted.is_ok());
-            }
-        });
     }
 }

@@ -3,7 +3,7 @@
 //! line to the next conversion.
 //!
 //! ```text
-//! cargo run --release --example probe -- tables "3k5/9/9/9/9/9/9/9/9/4K1R2 w"
+//! cargo run --release -p xqtb-core --example probe -- tables "3k5/9/9/9/9/9/9/9/9/4K1R2 w"
 //! ```
 //!
 //! (`bash scripts/quickstart.sh` builds a `tables` directory; `xqtb build KRK --dir tables` builds
@@ -12,8 +12,8 @@
 //! program prints them and exits with status 1.
 
 use std::process::ExitCode;
-use xqtb::tablebase::{LineEnd, Tablebase};
-use xqtb::value::Outcome;
+use xqtb_core::tablebase::{LineEnd, Tablebase};
+use xqtb_core::value::Outcome;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -34,7 +34,7 @@ fn run(dir: &str, fen: &str) -> Result<(), Box<dyn std::error::Error>> {
     // One Tablebase per program: it is Send + Sync, opens tables on first use and keeps a block
     // cache per table. Share it between search threads by reference or Arc.
     let tb = Tablebase::open(dir)?;
-    let pos = xqtb::parse_position(fen)?;
+    let pos = xqtb_core::parse_position(fen)?;
 
     // In a search: the WDL probe reads the small WDL stream only; use it at interior nodes.
     let wdl = tb.probe_wdl(&pos)?;
