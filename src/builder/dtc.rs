@@ -220,7 +220,7 @@ impl Pass for Ply<'_> {
 /// 5.3 M frontier, 1.1 M unresolved: 0.53 s pushed, 0.05 s pulled). Streaming, a pull also
 /// saves the update logs: each chunk with unresolved entries is read and written once.
 fn pull_pays(work: &Work, src: Color, total: u64) -> bool {
-    work.pull
+    work.pull()
         && work.unresolved[!src]
             .as_ref()
             .is_some_and(|open| 2 * open.count_all() <= 3 * total)

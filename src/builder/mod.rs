@@ -44,6 +44,7 @@ use crate::material::Material;
 use crate::table::{table_path, Header, RuleSet, TableError, TableFile, BUILDER_ID};
 use std::path::PathBuf;
 use std::time::Duration;
+use store::StoreDir;
 use thiserror::Error;
 
 /// The rule set a table built under `rules` records in its header.
@@ -273,7 +274,7 @@ pub fn build(
     let mut settled = Vec::new();
     for &m in &tables {
         match present(opts, m) {
-            Ok(h) if !store::StoreDir::is_store(&run::store_path(&opts.tmp, m)) => {
+            Ok(h) if StoreDir::left(&opts.tmp, m).is_none() => {
                 settled.push(TableReport::present(m, &h))
             }
             _ => break,
@@ -288,6 +289,20 @@ pub fn build(
             source,
         })?;
     }
+    let reports = build_tables(tables, opts, progress);
+    // `--tmp` goes too when the build leaves it empty, whatever the outcome (a kept checkpoint
+    // keeps it).
+    let _ = std::fs::remove_dir(&opts.tmp);
+    reports
+}
+
+/// Builds each of `tables` in turn (each after those it captures into) under the lock of
+/// `--dir`, skipping those present.
+fn build_tables(
+    tables: Vec<Material>,
+    opts: &BuildOptions,
+    progress: &dyn Progress,
+) -> Result<Vec<TableReport>, BuildError> {
     let _lock = if opts.wait {
         crate::lock::DirLock::acquire_wait(&opts.dir, |holder| {
             progress.note(&format!("waiting for {} ({holder})", opts.dir.display()))
@@ -301,10 +316,7 @@ pub fn build(
             Ok(h) => {
                 // A kill after the table's rename but before its working files went leaves
                 // them behind; nothing needs them now.
-                let work = run::store_path(&opts.tmp, m);
-                if store::StoreDir::is_store(&work) {
-                    store::StoreDir::open(work)?.remove()?;
-                }
+                StoreDir::remove_left(&opts.tmp, m)?;
                 reports.push(TableReport::present(m, &h));
                 continue;
             }
@@ -326,12 +338,7 @@ pub fn build(
 /// them within the same need, or deletes them.
 fn check_space(opts: &BuildOptions, material: Material) -> Result<(), BuildError> {
     let n = crate::index::Indexer::new(material)?.size();
-    let store = run::store_path(&opts.tmp, material);
-    let kept = if store::StoreDir::is_store(&store) {
-        store::StoreDir::bytes_in(&store)
-    } else {
-        0
-    };
+    let kept = StoreDir::bytes_left(&opts.tmp, material);
     crate::diskspace::check_space(
         &opts.tmp,
         (24 * n).saturating_sub(kept),
@@ -342,20 +349,13 @@ fn check_space(opts: &BuildOptions, material: Material) -> Result<(), BuildError
 }
 
 /// After a failed build of `material`: a checkpoint it can resume from is kept (and the error
-/// says so); otherwise its working files go, and `--tmp` too if that leaves it empty.
+/// says so); otherwise its working files go.
 fn clean_up_after(e: BuildError, opts: &BuildOptions, material: Material) -> BuildError {
-    let path = run::store_path(&opts.tmp, material);
-    if store::StoreDir::is_store(&path) {
-        if let Ok(store) = store::StoreDir::open(path.clone()) {
-            if matches!(store.read_manifest(), Ok(Some(_))) {
-                return BuildError::Kept {
-                    source: Box::new(e),
-                    dir: path,
-                };
-            }
-            let _ = store.remove();
-        }
+    match StoreDir::keep_checkpoint(&opts.tmp, material) {
+        Some(dir) => BuildError::Kept {
+            source: Box::new(e),
+            dir,
+        },
+        None => e,
     }
-    let _ = std::fs::remove_dir(&opts.tmp);
-    e
 }

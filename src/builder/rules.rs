@@ -10,6 +10,7 @@ use super::BuildError;
 use crate::fang::{LevelKind, Rules};
 use crate::piece::{ByColor, Color};
 use crate::position::BitIter;
+use crate::retro::numbering::Numbering;
 use crate::retro::{Bitmap, Graph, Progress, RuleState};
 use crate::value::MAX_ORDER;
 use rayon::prelude::*;
@@ -101,12 +102,12 @@ pub fn solve_orders(
     work: &mut Work,
     graph: &Graph,
     rules: Rules,
+    numbering: Numbering,
     mut order: u16,
     progress: &dyn Progress,
     after_ply: &mut dyn FnMut(&mut Work, u16, u32) -> Result<(), BuildError>,
 ) -> Result<Vec<OrderReport>, BuildError> {
-    let mut state = RuleState::new(graph, rules, drawn_captures(work)?)
-        .map_err(|e| BuildError::Rules(e.to_string()))?;
+    let mut state = RuleState::new(graph, rules, numbering, drawn_captures(work)?);
     let mut reports = Vec::new();
     loop {
         let open = ByColor::new(|side| unresolved(work, side));

@@ -1,27 +1,25 @@
 //! One table's build from start to file: plan, resume or initialise, propagate, write, clean up.
 
+use super::buffers::Buffers;
 use super::dtc;
 use super::layout::Layout;
-use super::plan::{plan_chunks, MIN_STREAM_CHUNK};
-use super::store::StoreDir;
+use super::plan::{chunk_bytes, plan_chunks, Plan, MIN_STREAM_CHUNK, SUB_CACHE};
+use super::rules::solve_orders;
+use super::store::{Manifest, StoreDir};
 use super::sub::Subtables;
 use super::work::Work;
 use super::write::write_table;
 use super::BuildError;
 use super::{BuildOptions, TableReport};
-use crate::fang::Rules;
+use crate::fang::{LevelKind, Rules};
 use crate::index::Indexer;
 use crate::material::Material;
 use crate::piece::{Color, Role};
 use crate::retro::graph::Graph;
+use crate::retro::numbering::Numbering;
 use crate::retro::Progress;
 use crate::table::table_path;
 use std::time::Instant;
-
-/// The store directory of `material`'s build under `tmp`.
-pub fn store_path(tmp: &std::path::Path, material: Material) -> std::path::PathBuf {
-    tmp.join(material.to_string())
-}
 
 /// Entries per side of each table `material`'s captures lead to.
 fn supporting_sizes(material: Material) -> Result<Vec<u64>, BuildError> {
@@ -41,6 +39,17 @@ fn supporting_sizes(material: Material) -> Result<Vec<u64>, BuildError> {
         .collect()
 }
 
+/// What one table's build is: its graph, the rules on endless play that apply to it (with its
+/// pieces' numbering), the memory plan and the chunks.
+struct TablePlan {
+    material: Material,
+    graph: Graph,
+    rules: Rules,
+    numbering: Numbering,
+    plan: Plan,
+    layout: Layout,
+}
+
 /// Builds `material`'s table; its supporting tables must be present.
 pub fn build_table(
     material: Material,
@@ -48,9 +57,7 @@ pub fn build_table(
     progress: &dyn Progress,
 ) -> Result<TableReport, BuildError> {
     let start = Instant::now();
-    let graph = Graph::new(Indexer::new(material)?);
-    let n = graph.indexer().size();
-    let store = StoreDir::open(store_path(&opts.tmp, material))?;
+    let store = StoreDir::open(StoreDir::path_for(&opts.tmp, material))?;
     // A checkpoint fixes the chunk length; an unreadable one is reported and ignored.
     let manifest = store.read_manifest().unwrap_or_else(|e| {
         progress.note(&format!(
@@ -58,61 +65,88 @@ pub fn build_table(
         ));
         None
     });
-    let resumed_layout = match &manifest {
-        Some(m) if m.entries == n => Some(Layout::new(n, m.chunk_shift)),
-        _ => None,
-    };
-    let sizes = supporting_sizes(material)?;
-    let threads = rayon::current_num_threads();
-    // One-sided tables are not affected by the rules on endless play (Fang, Section 1).
+    let table = plan(material, opts, manifest.as_ref())?;
+    table.note(&store, progress);
+    let (mut work, from) = resume_or_initialise(&table, opts, store, manifest, progress)?;
+    let (plies, max_order) = solve(&mut work, &table, from, opts, progress)?;
+    let resident = work.resident();
+    let positions = write(work, &table, opts, max_order, progress)?;
+    Ok(TableReport {
+        material,
+        entries: table.layout.entries(),
+        positions,
+        seconds: Some(start.elapsed().as_secs_f64()),
+        resident,
+        plies,
+        max_order,
+    })
+}
+
+/// The build's plan: which rules apply (one-sided tables are not affected by the rules on
+/// endless play: Fang, Section 1), the memory plan within `--memory`, and the chunks (a resumed
+/// build keeps its checkpoint's).
+fn plan(
+    material: Material,
+    opts: &BuildOptions,
+    manifest: Option<&Manifest>,
+) -> Result<TablePlan, BuildError> {
+    let graph = Graph::new(Indexer::new(material)?);
+    let n = graph.indexer().size();
     let rules = if crate::retro::affected(material) {
         opts.rules
     } else {
         Rules::None
     };
-    if rules == Rules::Asian {
-        // Refused before any work, not after order 0.
-        crate::retro::numbering::Numbering::new(material)
-            .map_err(|e| BuildError::Rules(format!("{e} (build it with --rules check or none)")))?;
-    }
-    let too_small = |e: super::plan::TooSmall| BuildError::BudgetTooSmall {
-        budget: opts.memory,
-        needed: e.needed,
-        material,
+    // Refused before any work, not after order 0.
+    let numbering = match rules {
+        Rules::Asian => Numbering::new(material)
+            .map_err(|e| BuildError::Rules(format!("{e} (build it with --rules check or none)")))?,
+        _ => Numbering::kings_only(),
     };
-    let rule_bitmaps = crate::retro::orders::bitmaps(material, rules);
     // A resumed build keeps its checkpoint's chunks; a new one may take shorter chunks than
     // asked to keep the unresolved filter.
-    let (asked, shortest) = match resumed_layout {
-        Some(l) => (l.chunk_len() as u64, l.chunk_len() as u64),
+    let (asked, shortest) = match manifest.filter(|m| m.entries == n) {
+        Some(m) => {
+            let len = Layout::new(n, m.chunk_shift).chunk_len() as u64;
+            (len, len)
+        }
         None => (
             Layout::with_len(n, opts.chunk_len).chunk_len() as u64,
             MIN_STREAM_CHUNK,
         ),
     };
-    let (len, p) = plan_chunks(
+    let (len, plan) = plan_chunks(
         opts.memory,
         n,
         (asked, shortest),
-        &sizes,
-        threads,
+        &supporting_sizes(material)?,
+        rayon::current_num_threads(),
         opts.force_streaming,
-        rule_bitmaps,
+        crate::retro::orders::bitmaps(material, rules),
     )
-    .map_err(too_small)?;
-    let layout = Layout::with_len(n, len);
-    let (subs, _) = Subtables::open(
-        &opts.dir,
+    .map_err(|e| BuildError::BudgetTooSmall {
+        budget: opts.memory,
+        needed: e.needed,
         material,
-        p.pack_budget,
-        super::plan::SUB_CACHE as usize,
-    )?;
-    progress.note(&format!(
-        "{material}: {n} entries per side, {} ({} chunks of {} per side)",
-        if p.resident {
+    })?;
+    Ok(TablePlan {
+        material,
+        graph,
+        rules,
+        numbering,
+        plan,
+        layout: Layout::with_len(n, len),
+    })
+}
+
+impl TablePlan {
+    /// Says how the table will be built: resident, or streaming through `store`.
+    fn note(&self, store: &StoreDir, progress: &dyn Progress) {
+        let (p, n) = (&self.plan, self.layout.entries());
+        let how = if p.resident {
             format!(
                 "resident ({} MiB working state)",
-                (2 * super::plan::chunk_bytes(n)) >> 20
+                (2 * chunk_bytes(n)) >> 20
             )
         } else {
             format!(
@@ -125,28 +159,50 @@ pub fn build_table(
                     ", no unresolved filter"
                 }
             )
-        },
-        layout.chunks(),
-        layout.chunk_len()
-    ));
-    let new_work = |store: StoreDir| {
-        let mut work = Work::new(
-            material,
-            layout,
+        };
+        progress.note(&format!(
+            "{}: {n} entries per side, {how} ({} chunks of {} per side)",
+            self.material,
+            self.layout.chunks(),
+            self.layout.chunk_len()
+        ));
+    }
+
+    /// An empty working state in `store`, as planned.
+    fn work(&self, store: StoreDir, opts: &BuildOptions) -> Work {
+        let p = &self.plan;
+        Work::new(
+            self.material,
+            self.layout,
             store,
             p.resident,
             p.unresolved_filter,
-            (p.update_buffer / super::buffers::Buffers::RECORD_BYTES) as usize,
+            (p.update_buffer / Buffers::RECORD_BYTES) as usize,
             p.chunk_buffers,
-        );
-        work.pull = !opts.push_only;
-        work
-    };
-    let mut work = new_work(store);
+            !opts.push_only,
+        )
+    }
+}
 
-    // Resume from a checkpoint whose every file checks out, or start afresh with a new state:
-    // nothing loaded from a damaged checkpoint survives.
-    let mut resumed = None;
+/// The working state to go on from, and the order and ply its propagation goes on at: the
+/// checkpoint's if every file it names checks out, else a new state initialised from the
+/// supporting tables (nothing loaded from a damaged checkpoint survives).
+fn resume_or_initialise(
+    table: &TablePlan,
+    opts: &BuildOptions,
+    store: StoreDir,
+    manifest: Option<Manifest>,
+    progress: &dyn Progress,
+) -> Result<(Work, (u16, u32)), BuildError> {
+    let material = table.material;
+    // Opened before the state takes its memory (the plan counts both).
+    let (subs, _) = Subtables::open(
+        &opts.dir,
+        material,
+        table.plan.pack_budget,
+        SUB_CACHE as usize,
+    )?;
+    let mut work = table.work(store, opts);
     if let Some(m) = manifest {
         match work.load(&m, &dtc::select(m.order, m.ply)) {
             Ok(()) => {
@@ -154,27 +210,32 @@ pub fn build_table(
                     "{material}: resuming after order {} ply {}",
                     m.order, m.ply
                 ));
-                resumed = Some((m.order, m.ply));
+                return Ok((work, (m.order, m.ply)));
             }
             Err(e) => {
                 progress.note(&format!(
                     "{material}: {e}; restarting this table from scratch"
                 ));
-                let store = work.into_store();
-                store.remove_unreferenced(None)?;
-                work = new_work(store);
+                work = table.work(work.into_store(), opts);
             }
         }
     }
-    let (first_order, first_ply) = match resumed {
-        Some(at) => at,
-        None => {
-            work.store.remove_unreferenced(None)?;
-            dtc::initialise(&mut work, &graph, &subs, progress)?;
-            (0, 0)
-        }
-    };
-    drop(subs);
+    work.remove_unreferenced_files()?;
+    dtc::initialise(&mut work, &table.graph, &subs, progress)?;
+    Ok((work, (0, 0)))
+}
+
+/// Propagates from `from` (order, ply) to the end of order 0 and, under rules on endless play,
+/// through every later order, checkpointing at pass boundaries; returns the plies of the order
+/// it started in and the highest order.
+fn solve(
+    work: &mut Work,
+    table: &TablePlan,
+    (first_order, first_ply): (u16, u32),
+    opts: &BuildOptions,
+    progress: &dyn Progress,
+) -> Result<(u32, u16), BuildError> {
+    let material = table.material;
     let mut last_checkpoint = Instant::now();
     let abort_at = test_point("XQTB_TEST_ABORT_AT", material);
     let pause_at = test_point("XQTB_TEST_PAUSE_AT", material);
@@ -196,63 +257,66 @@ pub fn build_table(
         }
         Ok(())
     };
+    let graph = &table.graph;
     let plies = dtc::propagate(
-        &mut work,
-        &graph,
+        work,
+        graph,
         first_order,
         first_ply,
         progress,
         None,
-        |work, ply| after_ply(work, first_order, ply),
+        |w, ply| after_ply(w, first_order, ply),
     )?;
-    let mut max_order = first_order;
-    if rules != Rules::None {
-        let orders = super::rules::solve_orders(
-            &mut work,
-            &graph,
-            rules,
-            first_order,
-            progress,
-            &mut after_ply,
-        )?;
-        for o in &orders {
-            let warm = match o.warm_exclusions {
-                0 => String::new(),
-                n => format!(" ({n} exclusion{} warm)", if n > 1 { "s" } else { "" }),
-            };
-            progress.note(&format!(
-                "{material}: order {} seeded by {} {} losses{warm}",
-                o.order,
-                o.seeds,
-                match o.kind {
-                    crate::fang::LevelKind::Check => "perpetual-check",
-                    crate::fang::LevelKind::Chase => "perpetual-chase",
-                }
-            ));
-        }
-        max_order = orders.last().map_or(max_order, |o| o.order);
+    if table.rules == Rules::None {
+        return Ok((plies, first_order));
     }
+    let numbering = table.numbering.clone();
+    let orders = solve_orders(
+        work,
+        graph,
+        table.rules,
+        numbering,
+        first_order,
+        progress,
+        &mut after_ply,
+    )?;
+    for o in &orders {
+        let warm = match o.warm_exclusions {
+            0 => String::new(),
+            n => format!(" ({n} exclusion{} warm)", if n > 1 { "s" } else { "" }),
+        };
+        let kind = match o.kind {
+            LevelKind::Check => "perpetual-check",
+            LevelKind::Chase => "perpetual-chase",
+        };
+        progress.note(&format!(
+            "{material}: order {} seeded by {} {kind} losses{warm}",
+            o.order, o.seeds
+        ));
+    }
+    Ok((plies, orders.last().map_or(first_order, |o| o.order)))
+}
+
+/// Writes the table file from the solved state and removes the working store; returns the
+/// legal positions written.
+fn write(
+    mut work: Work,
+    table: &TablePlan,
+    opts: &BuildOptions,
+    max_order: u16,
+    progress: &dyn Progress,
+) -> Result<u64, BuildError> {
     work.release_pass_memory();
-    let path = table_path(&opts.dir, material);
     let positions = write_table(
         &work,
-        graph.indexer(),
-        &path,
+        table.graph.indexer(),
+        &table_path(&opts.dir, table.material),
         super::rule_set(opts.rules),
         max_order,
         progress,
     )?;
-    let resident = work.resident();
-    work.store.remove()?;
-    Ok(TableReport {
-        material,
-        entries: n,
-        positions,
-        seconds: Some(start.elapsed().as_secs_f64()),
-        resident,
-        plies,
-        max_order,
-    })
+    work.into_store().remove()?;
+    Ok(positions)
 }
 
 /// For tests only, `<material>:<order>:<ply>` in the environment variable `var`: the pass

@@ -9,6 +9,7 @@
 //! refuses a directory of that name that is not its own.
 
 use super::BuildError;
+use crate::material::Material;
 use crate::piece::Color;
 use byteorder::{ByteOrder, LittleEndian as LE};
 use serde::{Deserialize, Serialize};
@@ -274,14 +275,47 @@ impl StoreDir {
         Ok(true)
     }
 
-    /// Whether `dir` is a store directory (carries the marker).
-    pub fn is_store(dir: &Path) -> bool {
-        dir.join(MARKER).is_file()
+    /// The store directory of `material`'s build under `tmp`.
+    pub fn path_for(tmp: &Path, material: Material) -> PathBuf {
+        tmp.join(material.to_string())
     }
 
-    /// The bytes of the files in store directory `dir` (what an interrupted build left; those
-    /// not readable count as none).
-    pub fn bytes_in(dir: &Path) -> u64 {
+    /// The store a build of `material` under `tmp` left behind (killed, or failed with its
+    /// checkpoint kept), if there is one.
+    pub fn left(tmp: &Path, material: Material) -> Option<PathBuf> {
+        let dir = StoreDir::path_for(tmp, material);
+        dir.join(MARKER).is_file().then_some(dir)
+    }
+
+    /// The bytes of the files a build of `material` left under `tmp` (0 if none; files not
+    /// readable count as none).
+    pub fn bytes_left(tmp: &Path, material: Material) -> u64 {
+        StoreDir::left(tmp, material).map_or(0, |dir| StoreDir::bytes_in(&dir))
+    }
+
+    /// Removes the store a build of `material` left under `tmp`, if any (its table is
+    /// present: nothing needs it).
+    pub fn remove_left(tmp: &Path, material: Material) -> Result<(), BuildError> {
+        match StoreDir::left(tmp, material) {
+            Some(dir) => StoreDir::open(dir)?.remove(),
+            None => Ok(()),
+        }
+    }
+
+    /// After a failed build of `material`: its store, if it holds a checkpoint to resume
+    /// from; otherwise the store is removed (as far as it can be) and `None` returned.
+    pub fn keep_checkpoint(tmp: &Path, material: Material) -> Option<PathBuf> {
+        let dir = StoreDir::left(tmp, material)?;
+        let store = StoreDir::open(dir.clone()).ok()?;
+        if matches!(store.read_manifest(), Ok(Some(_))) {
+            return Some(dir);
+        }
+        let _ = store.remove();
+        None
+    }
+
+    /// The bytes of the files in store directory `dir`.
+    fn bytes_in(dir: &Path) -> u64 {
         std::fs::read_dir(dir).map_or(0, |rd| {
             rd.flatten()
                 .filter_map(|e| e.metadata().ok())

@@ -35,9 +35,9 @@ pub struct Work {
     /// Where the entries live: resident chunks, or chunk files in `store`.
     pub entries: Entries,
     /// Latest file of every chunk (may be newer than the last checkpoint's).
-    pub current: ByColor<Vec<ChunkRecord>>,
+    current: ByColor<Vec<ChunkRecord>>,
     /// The files the last checkpoint names.
-    pub checkpointed: ByColor<Vec<ChunkRecord>>,
+    checkpointed: ByColor<Vec<ChunkRecord>>,
     /// Entries still unresolved (a filter: updates to others are skipped before touching the
     /// entry); absent when streaming on a tight budget.
     pub unresolved: ByColor<Option<Bitmap>>,
@@ -48,10 +48,10 @@ pub struct Work {
     /// The passes' update buffers.
     pub buffers: Buffers,
     /// Chunks a streaming pass may hold in RAM at once ([`super::plan::Plan::chunk_buffers`]).
-    pub chunk_buffers: usize,
+    chunk_buffers: usize,
     /// Whether win plies may be pulled when that costs less (`dtc::pull_pays`); false pushes
     /// every ply (for tests: both give the same entries).
-    pub pull: bool,
+    pull: bool,
     /// Streaming: the chunks whose resolution log holds entries their file does not
     /// ([`Work::defer_resolved`]).
     resolved: ByColor<Vec<AtomicBool>>,
@@ -72,7 +72,7 @@ impl Work {
     /// An empty state (no chunk yet: [`Work::put_chunk`] or [`Work::load`] fills it), with its
     /// bitmaps (the unresolved filter only if `unresolved_filter`), update buffers of
     /// `buffer_records` records and room for `chunk_buffers` chunks read from files, set aside
-    /// now by the calling thread.
+    /// now by the calling thread; `pull`: whether win plies may be pulled.
     pub fn new(
         material: Material,
         layout: Layout,
@@ -81,6 +81,7 @@ impl Work {
         unresolved_filter: bool,
         buffer_records: usize,
         chunk_buffers: usize,
+        pull: bool,
     ) -> Work {
         let n = layout.entries();
         store.reserve(chunk_buffers, layout.chunk_len());
@@ -100,9 +101,19 @@ impl Work {
             frontier: ByColor::new(|_| Bitmap::summarised(n)),
             next: ByColor::new(|_| Bitmap::summarised(n)),
             chunk_buffers,
-            pull: true,
+            pull,
             resolved: ByColor::new(|_| (0..layout.chunks()).map(|_| false.into()).collect()),
         }
+    }
+
+    /// Whether win plies may be pulled when that costs less.
+    pub fn pull(&self) -> bool {
+        self.pull
+    }
+
+    /// Removes the store's files that no checkpoint names (before a fresh start).
+    pub fn remove_unreferenced_files(&self) -> Result<(), BuildError> {
+        self.store.remove_unreferenced(None)
     }
 
     /// Drops the state, keeping only its store directory.
@@ -458,7 +469,16 @@ mod tests {
     fn streamed(dir: &std::path::Path) -> Work {
         let layout = Layout::new(1 << 15, 14);
         let store = StoreDir::open(dir.join("s")).unwrap();
-        let mut work = Work::new("KRKN".parse().unwrap(), layout, store, false, true, 64, 2);
+        let mut work = Work::new(
+            "KRKN".parse().unwrap(),
+            layout,
+            store,
+            false,
+            true,
+            64,
+            2,
+            true,
+        );
         let select = Select {
             frontier: u32::MAX - 1,
             next: u32::MAX - 1,

@@ -178,6 +178,5 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
             )?,
         }
     }
-    let _ = std::fs::remove_dir(&opts.tmp);
     Ok(())
 }

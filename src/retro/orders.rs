@@ -26,7 +26,7 @@
 use super::bitmap::Bitmap;
 use super::candidates::Candidates;
 use super::graph::{Graph, Moves};
-use super::numbering::{Numbering, NumberingError, KING_BIT, MAX_NUMBERED};
+use super::numbering::{Numbering, KING_BIT, MAX_NUMBERED};
 use super::pattern::{Exclusion, Marks, Region, Space, Warm};
 use super::progress::Progress;
 use crate::fang::graph::{PieceId, Target};
@@ -91,19 +91,17 @@ pub fn bitmaps(material: Material, rules: Rules) -> u64 {
 }
 
 impl RuleState {
-    /// The state for `graph`'s material under `rules` ≠ none, given the entries with a
-    /// capture into a drawn position (among the unresolved ones).
+    /// The state for `graph`'s material under `rules` ≠ none, its pieces numbered by
+    /// `numbering` (`Numbering::kings_only` under perpetual check alone), given the entries
+    /// with a capture into a drawn position (among the unresolved ones).
     pub fn new(
         graph: &Graph,
         rules: Rules,
+        numbering: Numbering,
         drawn: ByColor<Bitmap>,
-    ) -> Result<RuleState, NumberingError> {
-        let numbering = match rules {
-            Rules::Asian => Numbering::new(graph.indexer().material())?,
-            _ => Numbering::kings_only(),
-        };
+    ) -> RuleState {
         let n = graph.indexer().size();
-        Ok(RuleState {
+        RuleState {
             rules,
             candidates: Candidates::new(n, &numbering),
             numbering,
@@ -116,7 +114,7 @@ impl RuleState {
             }),
             exclusions: Vec::new(),
             warm_exclusions: 0,
-        })
+        }
     }
 
     /// Brings the candidate bitmaps up to date with the unresolved entries `open` (all of

@@ -84,7 +84,7 @@ pub enum ProbeError {
     /// material, or (with [`Tablebase::with_file_checksums`]) its whole-file checksum. The
     /// failure is remembered: the table is not opened again, and every probe that needs it
     /// returns this error.
-    #[error("table {material} cannot be used: {source}")]
+    #[error("{source}")]
     Unusable {
         /// The table's (canonical) material.
         material: Material,
