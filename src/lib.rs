@@ -32,6 +32,9 @@ pub mod retro;
 pub mod server;
 pub mod verify;
 
+#[cfg(test)]
+mod layers;
+
 pub use xqtb_core::{
     chase, fen, index, material, notation, piece, position, qstring, square, table, tablebase,
     value,

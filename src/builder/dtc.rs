@@ -93,8 +93,8 @@ pub fn initialise(
     subs: &Subtables,
     progress: &dyn Progress,
 ) -> Result<(), BuildError> {
-    let layout = work.layout;
-    progress.start(&format!("{} init", work.material), 2 * layout.entries());
+    let layout = work.layout();
+    progress.start(&format!("{} init", work.material()), 2 * layout.entries());
     for c in 0..layout.chunks() {
         let (base, len) = (layout.base(c), layout.len(c));
         let chunks = [Chunk::new(len), Chunk::new(len)];
@@ -240,7 +240,7 @@ fn pull_wins(
     to: u32,
     progress: &dyn Progress,
 ) -> Result<(), BuildError> {
-    let layout = work.layout;
+    let layout = work.layout();
     if let Entries::Resident(res) = &work.entries {
         let entry = |index| &res[dst][layout.chunk(index)].entries[layout.local(index)];
         pull_range(work, graph, dst, to, 0..layout.entries(), entry, progress);
@@ -340,7 +340,7 @@ pub fn propagate(
             }
         }
         let distance = u16::try_from(ply).map_err(|_| BuildError::Overflow {
-            material: work.material,
+            material: work.material(),
             ply,
             max: entry::MAX_DISTANCE,
         })?;
@@ -358,7 +358,7 @@ pub fn propagate(
             };
             let label = format!(
                 "{} ply {ply} {}",
-                work.material,
+                work.material(),
                 ["w→b", "b→w"][src.index()]
             );
             if step.child_lost && pull_pays(work, src, total) {

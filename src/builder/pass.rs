@@ -116,7 +116,7 @@ pub fn run(
     progress: &dyn Progress,
 ) -> Result<u64, BuildError> {
     let dst = !src;
-    let layout = work.layout;
+    let layout = work.layout();
     // Frontier entries per window; empty windows are skipped.
     let frontier = &work.frontier[src];
     let windows: Vec<(usize, u64)> = (0..layout.entries().div_ceil(WINDOW as u64) as usize)
@@ -192,7 +192,7 @@ fn scan(
                 let n: u64 = local
                     .iter()
                     .map(|&d| {
-                        let e = &res[dst][work.layout.chunk(d)].entries[work.layout.local(d)];
+                        let e = &res[dst][work.layout().chunk(d)].entries[work.layout().local(d)];
                         marks.apply(pass, e, d, false, &mut scratch)
                     })
                     .sum();
@@ -201,9 +201,9 @@ fn scan(
             Entries::Streaming => {
                 let _one_writer = b.spill.lock().unwrap();
                 local.sort_unstable();
-                for (c, run) in runs(local, |d| work.layout.chunk(d)) {
+                for (c, run) in runs(local, |d| work.layout().chunk(d)) {
                     let locals: Vec<u32> =
-                        run.iter().map(|&d| work.layout.local(d) as u32).collect();
+                        run.iter().map(|&d| work.layout().local(d) as u32).collect();
                     work.store.append_log(dst, c, &locals)?;
                 }
             }
@@ -232,7 +232,7 @@ fn each_update<P: Pass>(
     hand_over: impl Fn(&mut Vec<u64>) -> Result<(), BuildError> + Sync,
 ) -> Result<(), BuildError> {
     let frontier = &work.frontier[src];
-    let words = work.layout.entries().div_ceil(64) as usize;
+    let words = work.layout().entries().div_ceil(64) as usize;
     // Bitmap words per window.
     let per_window = WINDOW / 64;
     let b = &work.buffers;
@@ -384,7 +384,7 @@ impl SharedSlice {
 /// Ends a round: applies (resident) or logs (streaming) the staged updates, partitioned by
 /// destination bucket. Returns the entries resolved.
 fn commit(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, BuildError> {
-    let layout = work.layout;
+    let layout = work.layout();
     let resident = work.resident();
     let shift = if resident {
         PAGE_SHIFT.min(layout.shift())
@@ -462,7 +462,7 @@ fn apply_buckets<'e, P: Pass>(
 /// round. Returns the entries resolved.
 fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, BuildError> {
     let mut logged = Vec::new();
-    for c in 0..work.layout.chunks() {
+    for c in 0..work.layout().chunks() {
         if work.store.has_log(dst, c)? {
             logged.push(c);
         }
@@ -477,7 +477,7 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
     };
     let done = work.rewrite_chunks(dst, &logged, states, |(recs, resolved), c, chunk| {
         let mut scratch = pass.scratch();
-        let base = work.layout.base(c);
+        let base = work.layout().base(c);
         work.store.drain_log(dst, c, recs, |locals| {
             for &l in locals {
                 let e = &chunk.entries[l as usize];

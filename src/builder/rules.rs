@@ -5,7 +5,7 @@
 
 use super::dtc;
 use super::entry::{self, NEVER};
-use super::work::{Entries, Work};
+use super::work::Work;
 use super::BuildError;
 use crate::fang::{LevelKind, Rules};
 use crate::piece::{ByColor, Color};
@@ -19,11 +19,11 @@ use std::sync::atomic::Ordering::Relaxed;
 /// The unresolved entries with a capture into a drawn position (never loss candidates), read
 /// from the chunks once.
 fn drawn_captures(work: &Work) -> Result<ByColor<Bitmap>, BuildError> {
-    let n = work.layout.entries();
+    let n = work.layout().entries();
     let drawn = ByColor::new(|_| Bitmap::new(n));
     for side in Color::ALL {
-        for c in 0..work.layout.chunks() {
-            let base = work.layout.base(c);
+        for c in 0..work.layout().chunks() {
+            let base = work.layout().base(c);
             work.with_chunk(side, c, |chunk| {
                 chunk.entries.par_iter().enumerate().for_each(|(k, e)| {
                     let e = e.load(Relaxed);
@@ -47,7 +47,7 @@ fn unresolved(work: &Work, side: Color) -> &Bitmap {
 /// Resolves the frontier entries (the new order's seeds) as losses at `(order, 0)`.
 fn seed(work: &mut Work, order: u16) -> Result<(), BuildError> {
     let to = entry::resolved(order, 0);
-    let layout = work.layout;
+    let layout = work.layout();
     for side in Color::ALL {
         for c in 0..layout.chunks() {
             let (base, len) = (layout.base(c), layout.len(c));
@@ -62,20 +62,7 @@ fn seed(work: &mut Work, order: u16) -> Result<(), BuildError> {
                     BitIter(u128::from(bits)).map(move |k| w * 64 + k as u64)
                 })
                 .collect();
-            seeds.iter().for_each(|&i| unresolved(work, side).clear(i));
-            match &work.entries {
-                Entries::Resident(res) => {
-                    for &i in &seeds {
-                        let e = &res[side][c].entries[(i - base) as usize];
-                        debug_assert!(entry::is_unresolved(e.load(Relaxed)));
-                        e.store(to, Relaxed);
-                    }
-                }
-                // Into the chunk's resolution log, not its file (`formats/build.md` §7.2): an
-                // order's seeds are a few thousand entries spread over every chunk (KRCKR at
-                // `--memory 256M`: reading and writing them took 0.40 s in its 20 orders).
-                Entries::Streaming => work.defer_resolved(side, &mut seeds, to)?,
-            }
+            work.resolve_entries(side, &mut seeds, to)?;
         }
     }
     Ok(())
@@ -113,7 +100,7 @@ pub fn solve_orders(
         let open = ByColor::new(|side| unresolved(work, side));
         state.refresh(&open, graph, progress);
         progress.start(
-            &format!("{} patterns after order {order}", work.material),
+            &format!("{} patterns after order {order}", work.material()),
             1,
         );
         let next = state.next_seeds(&open, graph, &work.frontier);

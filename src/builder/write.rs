@@ -44,7 +44,7 @@ fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> (SideStats, (Histog
 fn derived_side(work: &Work) -> Result<usize, BuildError> {
     let mut stored = [0usize; 2];
     for side in Color::ALL {
-        for c in 0..work.layout.chunks() {
+        for c in 0..work.layout().chunks() {
             stored[side.index()] += work.with_chunk(side, c, |chunk| {
                 chunk
                     .entries
@@ -69,12 +69,12 @@ pub fn write_table(
     max_order: u16,
     progress: &dyn Progress,
 ) -> Result<u64, BuildError> {
-    let layout = work.layout;
+    let layout = work.layout();
     let derived = derived_side(work)?;
-    let mut w = TableWriter::create(path, work.material, layout.entries(), Some(derived))?;
+    let mut w = TableWriter::create(path, work.material(), layout.entries(), Some(derived))?;
     let mut sides = [SideStats::default(); 2];
     let mut tallies: [(Histogram, Firsts); 2] = Default::default();
-    progress.start(&format!("{} write", work.material), 2 * layout.entries());
+    progress.start(&format!("{} write", work.material()), 2 * layout.entries());
     // One buffer serves every chunk: a fresh one per chunk (megabytes) was mapped, faulted in
     // page by page and unmapped each time.
     let mut codes: Vec<u32> = Vec::new();

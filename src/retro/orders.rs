@@ -36,15 +36,6 @@ use crate::material::Material;
 use crate::piece::{ByColor, Color, Role};
 use rayon::prelude::*;
 
-/// Can endless play decide anything in `material`? Only if both sides have an attacking piece.
-pub fn affected(material: Material) -> bool {
-    Color::ALL.into_iter().all(|c| {
-        [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn]
-            .into_iter()
-            .any(|r| material.count(c, r) > 0)
-    })
-}
-
 /// What the rule phases keep between orders.
 pub struct RuleState {
     rules: Rules,

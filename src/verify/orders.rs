@@ -283,10 +283,8 @@ impl Labels<'_> {
         };
         let mut mask = u32::MAX;
         let mut inside = false;
-        for mv in pos.legal_moves() {
-            if pos.is_capture(mv) {
-                continue;
-            }
+        // Pseudo-legal moves: an illegal one reaches an illegal position, never an open entry.
+        pos.pseudo_quiet_until(|mv| {
             let mut child = pos.clone();
             child.play(mv);
             let to = self
@@ -296,11 +294,9 @@ impl Labels<'_> {
             if open[!side].get(to) {
                 inside = true;
                 mask &= self.hits(&pos, mv, &child);
-                if mask == 0 {
-                    return 0;
-                }
             }
-        }
+            mask == 0
+        });
         if inside {
             mask
         } else {
@@ -424,27 +420,25 @@ impl Labels<'_> {
             .decode(index, side)
             .expect("an open entry decodes");
         let mut out = Vec::new();
-        for mv in pos.legal_moves() {
-            if pos.is_capture(mv) {
-                continue;
-            }
+        // Pseudo-legal moves: an illegal one reaches an illegal position, never an open entry.
+        pos.pseudo_quiet_until(|mv| {
             let mut child = pos.clone();
             child.play(mv);
             let (entry, mirrored) = self
                 .indexer
                 .encode_mirrored(&child)
                 .expect("the same material");
-            if !to(entry) {
-                continue;
+            if to(entry) {
+                let hits = self.hits(&pos, mv, &child);
+                let entry_pos = if mirrored { child.mirror() } else { child };
+                out.push(LabelledMove {
+                    to: entry,
+                    hits,
+                    swaps: self.numbering.swaps(&pos, mv, &entry_pos, mirrored),
+                });
             }
-            let hits = self.hits(&pos, mv, &child);
-            let entry_pos = if mirrored { child.mirror() } else { child };
-            out.push(LabelledMove {
-                to: entry,
-                hits,
-                swaps: self.numbering.swaps(&pos, mv, &entry_pos, mirrored),
-            });
-        }
+            false
+        });
         out
     }
 }
