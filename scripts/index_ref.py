@@ -11,7 +11,7 @@ Usage:
   index_ref.py explain MATERIAL FEN          every intermediate number of encode (worked example)
   index_ref.py domains                       the point lists (domains) with their slots
   index_ref.py placements A E                defender placement counts for A advisors, E elephants
-  index_ref.py rust-cases                    the table of tests/index_spec.rs (from CASES below)
+  index_ref.py rust-cases                    the table of tests/rules/index_spec.rs (from CASES below)
   index_ref.py compare MATERIAL < DUMP       check a dump of the crate's decode/encode:
                                              lines "INDEX<TAB>FEN-or-none<TAB>MULT<TAB>ENCODE"
   index_ref.py sample MATERIAL N SEED        N random (index, FEN) pairs of non-colliding entries
@@ -372,7 +372,7 @@ def mirror_fen(fen):
 
 
 # ---------------------------------------------------------------------------------------------
-# The cases of tests/index_spec.rs. Each position must be legal (the side not to move is not in
+# The cases of tests/rules/index_spec.rs. Each position must be legal (the side not to move is not in
 # check): the Rust test parses them with xqtb::parse_fen, which rejects illegal ones.
 
 def _with_mirror(material, fen, note):
@@ -424,7 +424,7 @@ SIZE_MATERIALS = ["KK", "KRK", "KNKA", "KAKA", "KRKAABB", "KPPKAA", "KRCKR", "KA
 
 
 def rust_cases():
-    """Prints the tables of tests/index_spec.rs."""
+    """Prints the tables of tests/rules/index_spec.rs."""
     cache = {}
     print("/// (material, FEN, index, decodes to the mirror image, multiplicity)")
     print("const CASES: &[(&str, &str, u64, bool, u8)] = &[")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the browser test (tests/server_browser.rs) needs, from Debian's packages only:
+# Installs what the browser test (tests/server/query_page.rs) needs, from Debian's packages only:
 # chromium, its WebDriver (chromedriver) and a CJK font so that 帥 and 將 do not render as boxes.
 # Never downloads a browser build of its own. Needs root (or sudo) and apt-get.
 set -euo pipefail

@@ -1,6 +1,5 @@
 //! One table's build from start to file: plan, resume or initialise, propagate, write, clean up.
 
-use super::buffers::Buffers;
 use super::dtc;
 use super::layout::Layout;
 use super::plan::{chunk_bytes, plan_chunks, Plan, MIN_STREAM_CHUNK, SUB_CACHE};
@@ -170,15 +169,11 @@ impl TablePlan {
 
     /// An empty working state in `store`, as planned.
     fn work(&self, store: StoreDir, opts: &BuildOptions) -> Work {
-        let p = &self.plan;
         Work::new(
             self.material,
             self.layout,
             store,
-            p.resident,
-            p.unresolved_filter,
-            (p.update_buffer / Buffers::RECORD_BYTES) as usize,
-            p.chunk_buffers,
+            &self.plan,
             !opts.push_only,
         )
     }

@@ -4,6 +4,7 @@
 use super::buffers::Buffers;
 use super::entry;
 use super::layout::Layout;
+use super::plan::Plan;
 use super::store::{Chunk, ChunkRecord, Log, Manifest, StoreDir, STORE_VERSION};
 use super::BuildError;
 use crate::material::Material;
@@ -69,21 +70,21 @@ pub struct Select {
 }
 
 impl Work {
-    /// An empty state (no chunk yet: [`Work::put_chunk`] or [`Work::load`] fills it), with its
-    /// bitmaps (the unresolved filter only if `unresolved_filter`), update buffers of
-    /// `buffer_records` records and room for `chunk_buffers` chunks read from files, set aside
-    /// now by the calling thread; `pull`: whether win plies may be pulled.
+    /// An empty state (no chunk yet: [`Work::put_chunk`] or [`Work::load`] fills it), as `plan`
+    /// has it: resident or streaming, with its bitmaps (the unresolved filter only if planned),
+    /// its update buffers and room for its chunks read from files, set aside now by the
+    /// calling thread; `pull`: whether win plies may be pulled.
     pub fn new(
         material: Material,
         layout: Layout,
         store: StoreDir,
-        resident: bool,
-        unresolved_filter: bool,
-        buffer_records: usize,
-        chunk_buffers: usize,
+        plan: &Plan,
         pull: bool,
     ) -> Work {
         let n = layout.entries();
+        let (resident, unresolved_filter) = (plan.resident, plan.unresolved_filter);
+        let buffer_records = (plan.update_buffer / Buffers::RECORD_BYTES) as usize;
+        let chunk_buffers = plan.chunk_buffers;
         store.reserve(chunk_buffers, layout.chunk_len());
         Work {
             material,
@@ -506,16 +507,15 @@ mod tests {
     fn streamed(dir: &std::path::Path) -> Work {
         let layout = Layout::new(1 << 15, 14);
         let store = StoreDir::open(dir.join("s")).unwrap();
-        let mut work = Work::new(
-            "KRKN".parse().unwrap(),
-            layout,
-            store,
-            false,
-            true,
-            64,
-            2,
-            true,
-        );
+        let plan = Plan {
+            resident: false,
+            unresolved_filter: true,
+            pack_budget: 0,
+            update_buffer: 64 * Buffers::RECORD_BYTES,
+            chunk_buffers: 2,
+            total: 0,
+        };
+        let mut work = Work::new("KRKN".parse().unwrap(), layout, store, &plan, true);
         let select = Select {
             frontier: u32::MAX - 1,
             next: u32::MAX - 1,

@@ -21,7 +21,7 @@
 //! entries each, and reading every word per order was 0.02–0.03 s of each).
 //!
 //! One-sided tables (only one side has rooks, horses, cannons or pawns) skip all this: Fang,
-//! Section 1, and `tests/rules_build.rs` checks it on several.
+//! Section 1, and `tests/engine/asian_rules.rs` checks it on several.
 
 use super::bitmap::Bitmap;
 use super::candidates::Candidates;

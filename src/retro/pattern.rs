@@ -1141,7 +1141,7 @@ impl Space<'_> {
 /// A test hook: with `XQTB_TEST_BREAK_PRUNE` set, a pattern's pruning stops before its last
 /// step (the losses with a move inside to a position that is no win stay), a deliberately
 /// broken prune that `verify`, which shares no code
-/// with this module, must catch (`tests/rules_build.rs`).
+/// with this module, must catch (`tests/engine/asian_rules.rs`).
 fn prune_broken() -> bool {
     std::env::var_os("XQTB_TEST_BREAK_PRUNE").is_some()
 }

@@ -257,9 +257,21 @@ impl Labels<'_> {
         mv: crate::Move,
         child: &crate::Position,
     ) -> u32 {
-        if child.is_check() {
+        self.hits_among(pos, mv, child, u32::MAX)
+    }
+
+    /// [`Labels::hits`] among the targets `wanted`: the pieces chased are looked for only if
+    /// some are wanted (the costly part of a move's labels).
+    fn hits_among(
+        &self,
+        pos: &crate::position::Position,
+        mv: crate::Move,
+        child: &crate::Position,
+        wanted: u32,
+    ) -> u32 {
+        if pos.may_give_check(mv) && child.is_check() {
             KING
-        } else if self.rules == Rules::Asian {
+        } else if self.rules == Rules::Asian && wanted & !KING != 0 {
             self.numbering.chased_after(pos, mv, child).0
         } else {
             0
@@ -284,7 +296,8 @@ impl Labels<'_> {
         let mut mask = u32::MAX;
         let mut inside = false;
         // Pseudo-legal moves: an illegal one reaches an illegal position, never an open entry.
-        pos.pseudo_quiet_until(|mv| {
+        // The king's first: its steps seldom hit anything, which settles the entry at once.
+        pos.pseudo_quiet_king_first_until(|mv| {
             let mut child = pos.clone();
             child.play(mv);
             let to = self
@@ -293,7 +306,7 @@ impl Labels<'_> {
                 .expect("a quiet move keeps the material");
             if open[!side].get(to) {
                 inside = true;
-                mask &= self.hits(&pos, mv, &child);
+                mask &= self.hits_among(&pos, mv, &child, mask);
             }
             mask == 0
         });

@@ -4,12 +4,10 @@
 //!
 //! Screenshots of the pages are saved under `target/tmp/browser-screenshots/`.
 
-mod browser;
-mod server_support;
-
-use browser::Browser;
+use crate::common::{built, xqtb};
+use crate::support::Server;
+use crate::webdriver::{self, Browser};
 use serde_json::{json, Value};
-use server_support::{build, xqtb, Server};
 use std::path::{Path, PathBuf};
 
 fn cli_probe(dir: &Path, fen: &str) -> Value {
@@ -82,7 +80,7 @@ const MOVES: &str = "return [...document.querySelectorAll('#moves li')].map(li =
 
 #[test]
 fn the_query_page_in_a_real_browser() {
-    let Some((chromium, driver)) = browser::find_browser() else {
+    let Some((chromium, driver)) = webdriver::find_browser() else {
         if std::env::var("CI").as_deref() == Ok("true") {
             panic!("CI=true but chromium / chromedriver are not installed (.ci/run installs them)");
         }
@@ -95,9 +93,7 @@ fn the_query_page_in_a_real_browser() {
         );
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "KNKA");
-    build(dir.path(), "KPK");
+    let dir = built(&["KNKA", "KPK"]);
     let server = Server::start(dir.path());
     let b = Browser::start(&chromium, &driver);
     let shots = shots();

@@ -3,10 +3,9 @@
 //! answers every example's request, and its status, the headers the example shows and its JSON
 //! (long lists cut as `scripts/api-examples.sh` cuts them) must be what the document prints.
 
-mod server_support;
-
+use crate::common::built;
+use crate::support::{get, Server};
 use serde_json::Value;
-use server_support::{build, get, Server};
 
 /// One example: `GET <path>`, its status line, the headers shown, the JSON body if any.
 struct Example {
@@ -88,10 +87,7 @@ fn cut(v: &mut Value) {
 fn api_examples_are_the_servers_answers() {
     let (banner, list) = examples();
     assert!(list.len() >= 8, "{} examples", list.len());
-    let dir = tempfile::tempdir().unwrap();
-    for m in ["KNKA", "KPK", "KCK"] {
-        build(dir.path(), m);
-    }
+    let dir = built(&["KNKA", "KPK", "KCK"]);
     let kck = dir.path().join("KCK.xqtb");
     let mut bytes = std::fs::read(&kck).unwrap();
     bytes[300] ^= 0x55;

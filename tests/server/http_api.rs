@@ -1,20 +1,13 @@
 //! The HTTP API of `xqtb serve`, over loopback: every endpoint, its errors, and values equal to
 //! what `xqtb probe --json` and `xqtb stats --json` print.
 
-mod server_support;
-
-use server_support::{build, enc, get, get_with, xqtb, Server};
-use std::io::Write;
-use std::path::Path;
-use std::process::Stdio;
+use crate::common::{built, probe_batch, xqtb};
+use crate::support::{enc, get, get_with, Server};
 use xqtb::{to_fen, Color, Indexer};
 
 /// KNKA with its supporting tables, and KPK.
 fn tables() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "KNKA");
-    build(dir.path(), "KPK");
-    dir
+    built(&["KNKA", "KPK"])
 }
 
 /// Legal positions spread over a material's index, both sides to move.
@@ -32,27 +25,6 @@ fn sample(material: &str, n: u64) -> Vec<String> {
     out
 }
 
-/// `xqtb probe --json -` over the FENs: one JSON object per FEN.
-fn cli_probe(dir: &Path, fens: &[String]) -> Vec<serde_json::Value> {
-    let mut child = xqtb()
-        .args(["probe", "--json", "-", "--dir"])
-        .arg(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = fens.join("\n");
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 #[test]
 fn probe_answers_equal_the_cli() {
     let dir = tables();
@@ -66,7 +38,7 @@ fn probe_answers_equal_the_cli() {
     fens.extend(sample("KPK", 60));
     fens.push("4K44B49994n495k399".into());
     assert!(fens.len() > 150, "{} positions", fens.len());
-    let cli = cli_probe(dir.path(), &fens);
+    let cli = probe_batch(dir.path(), &fens);
     assert_eq!(cli.len(), fens.len());
     for (fen, want) in fens.iter().zip(&cli) {
         assert!(want.get("error").is_none(), "{fen}: {want}");
@@ -116,7 +88,7 @@ fn mainline_stats_and_tables() {
             .iter()
             .map(|s| s["fen"].as_str().unwrap().to_string()),
     );
-    for (step, probe) in steps.iter().zip(cli_probe(dir.path(), &fens)) {
+    for (step, probe) in steps.iter().zip(probe_batch(dir.path(), &fens)) {
         let best: Vec<&str> = probe["moves"]
             .as_array()
             .unwrap()
@@ -364,8 +336,7 @@ fn start_up_errors_are_messages() {
 
 #[test]
 fn only_table_files_are_listed() {
-    let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "KNK");
+    let dir = built(&["KNK"]);
     // Not tables: a stray name, a non-canonical material name, another extension.
     std::fs::write(dir.path().join("notes.xqtb"), b"x").unwrap();
     std::fs::write(dir.path().join("KKN.xqtb"), b"x").unwrap();

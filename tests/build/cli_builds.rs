@@ -2,8 +2,8 @@
 //! verification of every table built, and byte-identical output across thread counts and
 //! between a resident build and a streaming one that holds a small fraction of the table.
 
+use crate::common::{tables, xqtb as command};
 use std::path::Path;
-use std::process::Command;
 
 fn xqtb(args: &[&str]) -> String {
     xqtb_both(args).0
@@ -11,10 +11,7 @@ fn xqtb(args: &[&str]) -> String {
 
 /// Runs xqtb, which must succeed; its standard output and standard error.
 fn xqtb_both(args: &[&str]) -> (String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xqtb"))
-        .args(args)
-        .output()
-        .expect("run xqtb");
+    let out = command().args(args).output().expect("run xqtb");
     assert!(
         out.status.success(),
         "xqtb {args:?} failed: {}",
@@ -31,7 +28,7 @@ fn dir_str(p: &Path) -> &str {
 }
 
 /// Red to move W/D/L, Black to move W/D/L, longest win in plies, as independently computed
-/// (the figures; `tests/reference_dtc.rs` reproduces the first four with a naive
+/// (the figures; `tests/engine/dtc_reference.rs` reproduces the first four with a naive
 /// forward solver).
 const FIGURES: [(&str, [u64; 6], u64); 5] = [
     ("KRK", [3834, 0, 0, 0, 108, 4806], 3),
@@ -88,22 +85,6 @@ fn published_figures_and_verification() {
     );
 }
 
-fn files(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut v: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "xqtb"))
-        .map(|p| {
-            (
-                p.file_name().unwrap().to_string_lossy().into_owned(),
-                std::fs::read(&p).unwrap(),
-            )
-        })
-        .collect();
-    v.sort();
-    v
-}
-
 /// The same bytes whatever the threads, the budget, the chunks, and whether win plies are
 /// pulled (the default, where that costs less) or all pushed (`--push-only`).
 #[test]
@@ -149,7 +130,7 @@ fn output_does_not_depend_on_threads_or_memory() {
                 assert!(pulled > 10, "{pulled} plies pulled: {err}");
             }
         }
-        outputs.push(files(dir.path()));
+        outputs.push(tables(dir.path()));
     }
     assert_eq!(outputs[0].len(), 18, "KRKAABB and its 17 supporting tables");
     for o in &outputs[1..] {
@@ -166,7 +147,7 @@ fn build_reuses_intact_tables_and_rebuilds_damaged_ones() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir_str(dir.path());
     xqtb(&["build", "KNKA", "--dir", d, "--quiet"]);
-    let before = files(dir.path());
+    let before = tables(dir.path());
     let out = xqtb(&["build", "KNKA", "--dir", d, "--quiet"]);
     assert!(out.lines().all(|l| l.contains("present")), "{out}");
     // Damage a supporting table: it is rebuilt, identically.
@@ -181,7 +162,7 @@ fn build_reuses_intact_tables_and_rebuilds_damaged_ones() {
             .any(|l| l.starts_with("KNK ") && l.contains("built")),
         "{out}"
     );
-    assert_eq!(files(dir.path()), before);
+    assert_eq!(tables(dir.path()), before);
 
     // A table whose completion record names another builder (an older engine, or a file from
     // elsewhere) is not trusted, even with every checksum right: it is rebuilt.
@@ -205,16 +186,13 @@ fn build_reuses_intact_tables_and_rebuilds_damaged_ones() {
             .any(|l| l.starts_with("KNKA ") && l.contains("built")),
         "{out}"
     );
-    assert_eq!(files(dir.path()), before);
+    assert_eq!(tables(dir.path()), before);
 }
 
 #[test]
 fn bad_arguments_are_clear_errors() {
     let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_xqtb"))
-            .args(args)
-            .output()
-            .unwrap();
+        let out = command().args(args).output().unwrap();
         assert!(!out.status.success(), "{args:?} succeeded");
         String::from_utf8(out.stderr).unwrap()
     };

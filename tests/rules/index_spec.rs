@@ -3,9 +3,9 @@
 //! Every expected number below was computed from the specification, not by this crate: the
 //! tables are the output of `python3 scripts/index_ref.py rust-cases`, an independent Python
 //! implementation of `formats/index.md` (the positions themselves are listed in `CASES` in that
-//! script), formatted with `rustfmt tests/index_spec.rs`. If the index scheme changes on purpose,
-//! bump `INDEX_SCHEME_VERSION`, update the specification and the script, and regenerate these
-//! tables; never edit the numbers by hand.
+//! script), formatted with `rustfmt tests/rules/index_spec.rs`. If the index scheme changes on
+//! purpose, bump `INDEX_SCHEME_VERSION`, update the specification and the script, and regenerate
+//! these tables; never edit the numbers by hand.
 
 use xqtb::{parse_fen, to_fen, Indexer, Material, INDEX_SCHEME_VERSION};
 

@@ -1,12 +1,10 @@
 //! The command line: output shapes the later issues' tooling reads, and clear errors.
 
-use std::process::{Command, Output};
+use crate::common::xqtb as command;
+use std::process::Output;
 
 fn xqtb(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_xqtb"))
-        .args(args)
-        .output()
-        .expect("run xqtb")
+    command().args(args).output().expect("run xqtb")
 }
 
 fn json(args: &[&str]) -> serde_json::Value {
@@ -113,7 +111,7 @@ fn show_prints_both_notations() {
     assert_eq!(v["fen"], "4k4/4a4/9/9/9/4N4/9/5K3/9/9 w - - 0 1");
     assert_eq!(v["qstring"], "4K44B49994n495k399");
     assert_eq!(v["material"], "KNKA");
-    // The stalemate of tests/rules.rs: Black to move, no move, not in check.
+    // The stalemate of tests/rules/move_generation.rs: Black to move, no move, not in check.
     let v = json(&["show", "--json", "3k5/R8/9/9/9/9/9/9/9/4K4 b"]);
     assert_eq!(
         (
@@ -131,7 +129,7 @@ fn show_prints_both_notations() {
 #[test]
 fn closed_stdout_is_not_an_error() {
     use std::process::Stdio;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_xqtb"))
+    let mut child = command()
         .args(["perft", "1"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -3,16 +3,10 @@
 //! `tests/reference/mod.rs`) against independently published figures, and the crate's
 //! `xqtb build` / `xqtb probe` against that reference, position by position.
 
-mod reference;
-
-#[path = "reference/dtc.rs"]
-mod dtc;
-
-use dtc::{check_consistency, Mat, SideStats, Solver, Value};
-use reference::to_fen;
-use std::io::Write;
+use crate::common::{build, probe_batch};
+use crate::dtc::{check_consistency, Mat, SideStats, Solver, Value};
+use crate::reference::{self, to_fen};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 /// Published figures: (material, Red to move W/D/L, Black to move W/D/L, longest win in plies
@@ -95,74 +89,6 @@ impl Drop for TempDir {
     }
 }
 
-fn xqtb() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_xqtb"))
-}
-
-/// Builds `material` into `dir` with the CLI.
-fn build(material: &str, dir: &Path) {
-    let out = xqtb()
-        .args(["build", material, "--dir"])
-        .arg(dir)
-        .arg("--quiet")
-        .output()
-        .expect("run xqtb build");
-    assert!(
-        out.status.success(),
-        "xqtb build {material} failed ({}):\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Probes every FEN with one `xqtb probe --json -` run; one parsed JSON object per input line.
-fn probe(dir: &Path, fens: &[String]) -> Vec<serde_json::Value> {
-    let mut child = xqtb()
-        .args(["probe", "--dir"])
-        .arg(dir)
-        .args(["--json", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run xqtb probe");
-    let mut input = String::new();
-    for f in fens {
-        input.push_str(f);
-        input.push('\n');
-    }
-    let mut stdin = child.stdin.take().expect("stdin");
-    // Feed stdin from a thread so a large output cannot deadlock against a full input pipe.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(input.as_bytes());
-    });
-    let out = child.wait_with_output().expect("wait for xqtb probe");
-    writer.join().expect("stdin writer");
-    assert!(
-        out.status.success(),
-        "xqtb probe failed ({}):\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("probe output is UTF-8");
-    let lines: Vec<serde_json::Value> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            serde_json::from_str(l)
-                .unwrap_or_else(|e| panic!("probe output {l:?} is not JSON: {e}"))
-        })
-        .collect();
-    assert_eq!(
-        lines.len(),
-        fens.len(),
-        "probe gave {} lines for {} positions",
-        lines.len(),
-        fens.len()
-    );
-    lines
-}
-
 /// (result, distance) as the probe reports them.
 fn probed(v: &serde_json::Value) -> Result<(String, Option<u64>), String> {
     if let Some(e) = v.get("error") {
@@ -203,7 +129,7 @@ fn builder_matches_reference() {
         let t1 = Instant::now();
         build(material, dir.path());
         let fens: Vec<String> = table.positions.iter().map(to_fen).collect();
-        let lines = probe(dir.path(), &fens);
+        let lines = probe_batch(dir.path(), &fens);
         let t_cli = t1.elapsed();
 
         let mut mismatches = Vec::new();

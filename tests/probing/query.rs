@@ -1,32 +1,18 @@
 //! The query library: statistics against a brute-force count over every position, the principal
 //! line against the probe, best-first move lists, and the position parser of the query pages.
 
+use crate::common::{build, built};
 use std::collections::BTreeMap;
-use std::path::Path;
-use std::process::Command;
 use xqtb::query::{self, parse_query_position};
 use xqtb::tablebase::Tablebase;
 use xqtb::{parse_fen, to_fen, Color, Outcome, Piece, Position, Role, Square};
-
-fn build(dir: &Path, material: &str) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xqtb"))
-        .args(["build", material, "--quiet", "--dir"])
-        .arg(dir)
-        .output()
-        .expect("run xqtb build");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// Every real KPK position, by placing the three pieces on every point: the pawn split of the
 /// statistics must count exactly these (no index, no multiplicity involved).
 #[test]
 fn pawn_split_matches_brute_force() {
     let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "KPK");
+    build("KPK", dir.path());
     let tb = Tablebase::new(dir.path(), 1 << 20);
     let stats = query::table_stats(&tb, "KPK".parse().unwrap()).unwrap();
     for (turn, side) in stats.sides.iter() {
@@ -81,15 +67,14 @@ fn pawn_split_matches_brute_force() {
     assert_eq!(stats.sides.w.longest_wins.len(), 1);
     assert_eq!(stats.sides.w.longest_wins[0].distance, 19);
     // A table without pawns has no split.
-    build(dir.path(), "KNK");
+    build("KNK", dir.path());
     let knk = query::table_stats(&tb, "KNK".parse().unwrap()).unwrap();
     assert!(knk.sides.w.pawn_ranks.is_none());
 }
 
 #[test]
 fn mainline_follows_best_moves_to_the_conversion() {
-    let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "KNKA");
+    let dir = built(&["KNKA"]);
     let tb = Tablebase::new(dir.path(), 1 << 20);
     let stats = query::table_stats(&tb, "KNKA".parse().unwrap()).unwrap();
     let longest = stats.sides.w.longest_win.clone().unwrap();
@@ -151,8 +136,7 @@ fn mainline_follows_best_moves_to_the_conversion() {
 
 #[test]
 fn moves_come_best_first_with_their_notation() {
-    let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "KNKA");
+    let dir = built(&["KNKA"]);
     let tb = Tablebase::new(dir.path(), 1 << 20);
     let (pos, _) = parse_query_position("4K44B49994n495k399").unwrap();
     let r = query::probe(&tb, &pos).unwrap();

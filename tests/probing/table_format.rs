@@ -3,6 +3,7 @@
 //! flipped byte detected, older formats refused with a rebuild hint, and mutated files never
 //! panicking the reader.
 
+use crate::common::{build_lib_with, Notes};
 use proptest::prelude::*;
 use std::path::Path;
 use xqtb::table::{
@@ -398,18 +399,12 @@ fn build_replaces_a_format_1_table() {
         memory: 64 << 20,
         ..xqtb::builder::BuildOptions::new(dir.path())
     };
-    struct Notes(std::sync::Mutex<Vec<String>>);
-    impl xqtb::builder::Progress for Notes {
-        fn note(&self, line: &str) {
-            self.0.lock().unwrap().push(line.to_owned());
-        }
-    }
-    let notes = Notes(Default::default());
-    xqtb::builder::build("KRK".parse().unwrap(), &opts, &notes).unwrap();
+    let notes = Notes::default();
+    build_lib_with("KRK", &opts, &notes);
     let t = TableFile::open(&path, 1 << 20).unwrap();
     assert_eq!(t.header().sides[0].legal, 3834);
     t.verify_checksums().unwrap();
-    let notes = notes.0.into_inner().unwrap().join("\n");
+    let notes = notes.into_lines().join("\n");
     assert!(notes.contains("format version 1"), "{notes}");
 }
 

@@ -1,27 +1,14 @@
-//! `xqtb probe -` (batch) beyond `tests/faults.rs` (which checks that each answer comes while
-//! stdin is still open): the text of each error line, CRLF and a last line without newline,
+//! `xqtb probe -` (batch) beyond `tests/build/faults.rs` (which checks that each answer comes
+//! while stdin is still open): the text of each error line, CRLF and a last line without newline,
 //! the classic position string, and the text (non-JSON) batch.
 
+use crate::common::{built, xqtb};
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
-
-fn build(dir: &Path, material: &str) {
-    let out = Command::new(env!("CARGO_BIN_EXE_xqtb"))
-        .args(["build", material, "--dir"])
-        .arg(dir)
-        .arg("--quiet")
-        .output()
-        .expect("run xqtb build");
-    assert!(
-        out.status.success(),
-        "build {material}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use std::process::Stdio;
 
 fn batch(dir: &Path, json: bool) -> std::process::Child {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_xqtb"));
+    let mut cmd = xqtb();
     cmd.args(["probe", "--dir"]).arg(dir).arg("-");
     if json {
         cmd.arg("--json");
@@ -37,8 +24,7 @@ const EXAMPLE: &str = "4k4/4a4/9/9/9/4N4/9/5K3/9/9 w - - 0 1";
 
 #[test]
 fn json_batch_names_each_bad_line_and_reads_every_form() {
-    let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "KNKA");
+    let dir = built(&["KNKA"]);
     let mut child = batch(dir.path(), true);
     let mut stdin = child.stdin.take().unwrap();
     let stdout = BufReader::new(child.stdout.take().unwrap());
@@ -86,8 +72,7 @@ fn json_batch_names_each_bad_line_and_reads_every_form() {
 
 #[test]
 fn text_batch_keeps_lines_aligned_too() {
-    let dir = tempfile::tempdir().unwrap();
-    build(dir.path(), "KNKA");
+    let dir = built(&["KNKA"]);
     let mut child = batch(dir.path(), false);
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(b"\n\xff\n").unwrap();

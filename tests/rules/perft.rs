@@ -6,7 +6,7 @@ const LIMIT: u64 = 10_000_000;
 
 /// (FEN, count per depth from 1; `None` where no published count exists).
 fn cases() -> Vec<(String, Vec<Option<u64>>)> {
-    include_str!("data/perft.txt")
+    include_str!("../data/perft.txt")
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
         .map(|l| {

@@ -12,28 +12,9 @@
 //! full disk. Needs `unshare`, `mount` and either root or user namespaces; without them the
 //! test is skipped, except under `CI=true`, where it fails.
 
+use crate::common::{built, XQTB};
 use std::path::Path;
 use std::process::Command;
-
-fn xqtb() -> &'static str {
-    env!("CARGO_BIN_EXE_xqtb")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-/// The reference tables (`material` and its supporting tables), built without any fault.
-fn reference(material: &str) -> tempfile::TempDir {
-    let d = tempfile::tempdir().unwrap();
-    let out = Command::new(xqtb())
-        .args(["build", material, "--quiet", "--dir"])
-        .arg(d.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "reference: {}", text(&out.stderr));
-    d
-}
 
 /// The shell script a scenario runs in its own mount namespace ([`run_script`]'s three first
 /// arguments, then the reference directory, the material, the pause point, the bytes left free
@@ -128,7 +109,7 @@ fn run_script(ns: &[&str], script: &str, args: &[String]) -> tempfile::TempDir {
         .args(&ns[1..])
         .args(["sh", "-c", script, "scenario"])
         .arg(out.path())
-        .arg(xqtb())
+        .arg(XQTB)
         .arg(mnt.path())
         .args(args)
         .status()
@@ -227,9 +208,9 @@ fn a_disk_that_fills_up_mid_build_is_a_clear_error_and_the_build_resumes() {
     };
     let stream = ["--stream", "--chunk-len", "16384"];
     // One side without attacking pieces: order 0 only, 37 plies.
-    let plain = reference("KRKAABB");
+    let plain = built(&["KRKAABB"]);
     // Under the Asian rules: KRKN has an order 1 of two plies.
-    let rules = reference("KRKN");
+    let rules = built(&["KRKN"]);
     let push_only = [&stream[..], &["--push-only"]].concat();
     // Each meets the full disk in a different write (the file name's end).
     type Scenario<'a> = (&'a Path, &'a str, (u16, u32), &'a [&'a str], &'a str);

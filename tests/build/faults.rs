@@ -1,34 +1,15 @@
 //! Faults a build must survive: two builds at once in one directory, a memory budget under many
 //! threads, a directory where every table is present (nothing may be written).
 
+use crate::common::{assert_ok, build_cmd, built, tables, text, xqtb};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-fn xqtb() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_xqtb"))
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn build(material: &str, dir: &Path, extra: &[&str]) -> Command {
-    let mut c = xqtb();
-    c.args(["build", material, "--dir"])
-        .arg(dir)
-        .arg("--quiet")
-        .args(extra);
+/// `xqtb build <material> --dir <dir> --quiet <extra>...`, not started.
+fn build_quiet(material: &str, dir: &Path, extra: &[&str]) -> Command {
+    let mut c = build_cmd(material, dir, &["--quiet"]);
+    c.args(extra);
     c
-}
-
-fn assert_ok(what: &str, out: &Output) {
-    assert!(
-        out.status.success(),
-        "{what}: {}\n{}{}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
 }
 
 /// Every file under `dir` (relative path, bytes), hidden ones included.
@@ -51,22 +32,9 @@ fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out
 }
 
-/// The `*.xqtb` files of `dir`.
-fn tables(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    snapshot(dir)
-        .into_iter()
-        .filter(|(n, _)| n.ends_with(".xqtb") && !n.contains('/'))
-        .collect()
-}
-
 /// The reference tables of `material`, built alone.
 fn reference(material: &str) -> Vec<(String, Vec<u8>)> {
-    let d = tempfile::tempdir().unwrap();
-    assert_ok(
-        "reference",
-        &build(material, d.path(), &[]).output().unwrap(),
-    );
-    tables(d.path())
+    tables(built(&[material]).path())
 }
 
 /// Two builds started together in one directory: each either finishes or fails at once with a
@@ -74,7 +42,7 @@ fn reference(material: &str) -> Vec<(String, Vec<u8>)> {
 fn race(a: &str, b: &str, extra: &[&str]) -> (Output, Output) {
     let d = tempfile::tempdir().unwrap();
     let spawn = |m: &str| {
-        build(m, d.path(), extra)
+        build_quiet(m, d.path(), extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -98,7 +66,7 @@ fn race(a: &str, b: &str, extra: &[&str]) -> (Output, Output) {
     for m in [a, b] {
         assert_ok(
             "finishing build",
-            &build(m, d.path(), &[]).output().unwrap(),
+            &build_quiet(m, d.path(), &[]).output().unwrap(),
         );
     }
     let mut want = reference(a);
@@ -144,7 +112,7 @@ fn builds_sharing_a_tmp_never_share_a_store() {
         tempfile::tempdir().unwrap(),
     );
     let spawn = |d: &Path| {
-        build("KRKAABB", d, &["--tmp"])
+        build_quiet("KRKAABB", d, &["--tmp"])
             .arg(tmp.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -170,13 +138,16 @@ fn builds_sharing_a_tmp_never_share_a_store() {
 #[test]
 fn nothing_is_written_when_every_table_is_present() {
     let src = tempfile::tempdir().unwrap();
-    assert_ok("build", &build("KNKA", src.path(), &[]).output().unwrap());
+    assert_ok(
+        "build",
+        &build_quiet("KNKA", src.path(), &[]).output().unwrap(),
+    );
     let d = tempfile::tempdir().unwrap();
     for (name, bytes) in tables(src.path()) {
         std::fs::write(d.path().join(name), bytes).unwrap();
     }
     let before = snapshot(d.path());
-    let out = build("KNKA", d.path(), &[]).output().unwrap();
+    let out = build_quiet("KNKA", d.path(), &[]).output().unwrap();
     assert_ok("build with every table present", &out);
     assert!(text(&out.stdout).lines().all(|l| l.contains("present")));
     assert_eq!(
@@ -214,7 +185,7 @@ fn peak_rss_kib(mut cmd: Command) -> (std::process::ExitStatus, u64) {
 fn a_64m_budget_holds_at_8_threads() {
     let d = tempfile::tempdir().unwrap();
     // KRNKBB streams at 64M (its working state alone is 2 x 4 x 7.9 M entries).
-    let mut cmd = build("KRNKBB", d.path(), &["--memory", "64M", "--threads", "8"]);
+    let mut cmd = build_quiet("KRNKBB", d.path(), &["--memory", "64M", "--threads", "8"]);
     cmd.arg("--stream");
     let (status, kib) = peak_rss_kib(cmd);
     assert!(status.success(), "{status}");
@@ -250,10 +221,10 @@ fn run_with_timeout(mut cmd: Command, secs: u64) -> Output {
 #[test]
 fn odd_arguments_are_clear_errors_not_panics_or_hangs() {
     let d = tempfile::tempdir().unwrap();
-    let mut c = build("KRK", d.path(), &["--checkpoint-secs", "inf"]);
+    let mut c = build_quiet("KRK", d.path(), &["--checkpoint-secs", "inf"]);
     assert_ok("--checkpoint-secs inf", &run_with_timeout(c, 60));
     for bad in ["-1", "nan", "soon"] {
-        c = build("KRK", d.path(), &["--checkpoint-secs", bad]);
+        c = build_quiet("KRK", d.path(), &["--checkpoint-secs", bad]);
         let out = run_with_timeout(c, 60);
         let e = text(&out.stderr);
         assert!(
@@ -261,20 +232,23 @@ fn odd_arguments_are_clear_errors_not_panics_or_hangs() {
             "{bad}: {e}"
         );
     }
-    c = build("KRK", d.path(), &["--checkpoint-secs", "1e20"]);
+    c = build_quiet("KRK", d.path(), &["--checkpoint-secs", "1e20"]);
     assert_ok("--checkpoint-secs 1e20", &run_with_timeout(c, 60));
-    c = build("KRK", d.path(), &["--threads", "100000"]);
+    c = build_quiet("KRK", d.path(), &["--threads", "100000"]);
     let out = run_with_timeout(c, 60);
     let e = text(&out.stderr);
     assert!(!out.status.success() && e.contains("1024"), "{e}");
-    c = build("KRK", d.path(), &["--threads", "32"]);
+    c = build_quiet("KRK", d.path(), &["--threads", "32"]);
     assert_ok("--threads 32", &run_with_timeout(c, 60));
 }
 
 #[test]
 fn a_huge_cache_costs_nothing_up_front() {
     let d = tempfile::tempdir().unwrap();
-    assert_ok("build", &build("KRK", d.path(), &[]).output().unwrap());
+    assert_ok(
+        "build",
+        &build_quiet("KRK", d.path(), &[]).output().unwrap(),
+    );
     for cache in ["100T", "1000T"] {
         let mut c = xqtb();
         c.args(["probe", "--cache", cache, "--dir"])
@@ -289,7 +263,10 @@ fn a_huge_cache_costs_nothing_up_front() {
 #[test]
 fn a_fifo_named_like_a_table_is_an_error_not_a_hang() {
     let d = tempfile::tempdir().unwrap();
-    assert_ok("build", &build("KRK", d.path(), &[]).output().unwrap());
+    assert_ok(
+        "build",
+        &build_quiet("KRK", d.path(), &[]).output().unwrap(),
+    );
     let table = d.path().join("KRK.xqtb");
     std::fs::remove_file(&table).unwrap();
     let made = Command::new("mkfifo").arg(&table).status().unwrap();
@@ -305,7 +282,7 @@ fn a_fifo_named_like_a_table_is_an_error_not_a_hang() {
         "{e}"
     );
     // build does not block on it either: it reports it and writes the table in its place.
-    let out = run_with_timeout(build("KRK", d.path(), &[]), 60);
+    let out = run_with_timeout(build_quiet("KRK", d.path(), &[]), 60);
     assert_ok("build over a FIFO", &out);
     assert!(std::fs::metadata(&table).unwrap().is_file());
 }
@@ -316,7 +293,10 @@ fn a_fifo_named_like_a_table_is_an_error_not_a_hang() {
 fn batch_probe_answers_every_line_at_once() {
     use std::io::{BufRead, BufReader, Write};
     let d = tempfile::tempdir().unwrap();
-    assert_ok("build", &build("KRK", d.path(), &[]).output().unwrap());
+    assert_ok(
+        "build",
+        &build_quiet("KRK", d.path(), &[]).output().unwrap(),
+    );
     let mut child = xqtb()
         .args(["probe", "--json", "--dir"])
         .arg(d.path())

@@ -1,30 +1,12 @@
-//! Shared by the server tests: building tables, starting `xqtb serve` on a free loopback port,
-//! and plain HTTP requests.
+//! Shared by the server tests: starting `xqtb serve` on a free loopback port, and plain HTTP
+//! requests.
 
-#![allow(dead_code)]
-
+use crate::common::xqtb;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::thread::JoinHandle;
 use std::time::Duration;
-
-pub fn xqtb() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_xqtb"))
-}
-
-pub fn build(dir: &Path, material: &str) {
-    let out = xqtb()
-        .args(["build", material, "--quiet", "--dir"])
-        .arg(dir)
-        .output()
-        .expect("run xqtb build");
-    assert!(
-        out.status.success(),
-        "build {material}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// A running `xqtb serve`, stopped (SIGTERM) when dropped.
 pub struct Server {

@@ -2,11 +2,9 @@
 //! legal moves and check detection on random positions, perft, legal position counts by brute
 //! force, and retro moves against a brute-force predecessor search.
 
-mod reference;
-
+use crate::reference::{self, Occupancy, RefMove, RefPos};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use reference::{Occupancy, RefMove, RefPos};
 use std::collections::BTreeSet;
 use std::time::Instant;
 use xqtb::{parse_fen, to_fen, Color, Indexer, Material, Move, Piece, Position, Role, Square};

@@ -3,10 +3,11 @@
 //! (checked here as properties of every probed position, not against stored answers), errors
 //! are typed, and probes from 8 threads give what one thread gives.
 
+use crate::common::build_lib;
 use rand::{Rng, SeedableRng};
 use std::path::Path;
 use std::sync::OnceLock;
-use xqtb::builder::{build, BuildOptions, Silent};
+use xqtb::builder::BuildOptions;
 use xqtb::tablebase::{LineEnd, ProbeError, Tablebase};
 use xqtb::value::{Outcome, Value};
 use xqtb::{Color, Indexer, Position};
@@ -19,7 +20,7 @@ fn tables() -> &'static Path {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
     DIR.get_or_init(|| {
         let d = tempfile::tempdir().unwrap();
-        build(MAT.parse().unwrap(), &BuildOptions::new(d.path()), &Silent).unwrap();
+        build_lib(MAT, &BuildOptions::new(d.path()));
         d
     })
     .path()
@@ -279,12 +280,7 @@ fn the_example_program_probes_a_fen() {
     }
     assert!(example.exists(), "{} not built", example.display());
     let dir = tempfile::tempdir().unwrap();
-    build(
-        "KRK".parse().unwrap(),
-        &BuildOptions::new(dir.path()),
-        &Silent,
-    )
-    .unwrap();
+    build_lib("KRK", &BuildOptions::new(dir.path()));
     let run = |fen: &str| {
         std::process::Command::new(&example)
             .arg(dir.path())

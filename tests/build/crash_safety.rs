@@ -5,12 +5,13 @@
 //! checkpoint is detected and the table restarted; a corrupted, truncated or extended table
 //! fails `verify` (and `probe`) with a clear error, never a panic.
 
+use crate::common::{self, assert_ok, build_cmd, text, xqtb};
 use rand::{Rng, SeedableRng};
 use serde_json::Value as Json;
 use std::collections::{BTreeMap, BTreeSet};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -23,45 +24,9 @@ const RESIDENT: &[&str] = &["--checkpoint-secs", "0", "--chunk-len", "16384"];
 /// A KNKA position (the query system's example).
 const KNKA_FEN: &str = "4k4/4a4/9/9/9/4N4/9/5K3/9/9 w";
 
-fn xqtb() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_xqtb"))
-}
-
-fn build_cmd(material: &str, dir: &Path, extra: &[&str]) -> Command {
-    let mut c = xqtb();
-    c.arg("build")
-        .arg(material)
-        .arg("--dir")
-        .arg(dir)
-        .args(extra);
-    c
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
-fn assert_ok(what: &str, out: &Output) {
-    assert!(
-        out.status.success(),
-        "{what}: {}\nstdout:\n{}\nstderr:\n{}",
-        out.status,
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-}
-
 /// Every `*.xqtb` file of `dir`, by name.
 fn tables(dir: &Path) -> BTreeMap<String, Vec<u8>> {
-    let mut t = BTreeMap::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        let name = p.file_name().unwrap().to_string_lossy().into_owned();
-        if name.ends_with(".xqtb") {
-            t.insert(name, std::fs::read(&p).unwrap());
-        }
-    }
-    t
+    common::tables(dir).into_iter().collect()
 }
 
 fn first_difference(a: &[u8], b: &[u8]) -> String {

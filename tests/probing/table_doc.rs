@@ -1,6 +1,7 @@
 //! formats/table.md's worked example is the real writer's output: KRK is built here and its
 //! bytes, in `xxd` layout, must appear verbatim in the document (header dump and the rest).
 
+use crate::common::build_lib;
 use std::path::Path;
 
 /// `xxd -s <start>` of `bytes[start..]`: offset, eight 2-byte groups, two spaces, ASCII.
@@ -37,7 +38,7 @@ fn the_worked_example_is_the_writers_output() {
         rules: xqtb::fang::Rules::None,
         ..xqtb::builder::BuildOptions::new(dir.path())
     };
-    xqtb::builder::build("KRK".parse().unwrap(), &opts, &xqtb::builder::Silent).unwrap();
+    build_lib("KRK", &opts);
     let bytes = std::fs::read(dir.path().join("KRK.xqtb")).unwrap();
     let doc =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("formats/table.md"))

@@ -1,11 +1,9 @@
 //! Fang's algorithms (`xqtb::fang`) against the paper's worked example (Figure 2), against a
-//! second, plain implementation of the pseudo-code (`tests/fang_reference`) on random graphs,
-//! and against the definitions themselves (brute force over vertex sets on tiny graphs), plus
-//! Theorem 8 (infallible play) on the solved graphs.
+//! second, plain implementation of the pseudo-code (`tests/engine/fang_reference.rs`) on random
+//! graphs, and against the definitions themselves (brute force over vertex sets on tiny graphs),
+//! plus Theorem 8 (infallible play) on the solved graphs.
 
-mod fang_reference;
-
-use fang_reference as reference;
+use crate::fang_reference as reference;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use reference::{Piece, Res, Rules as RefRules, Set, Val};

@@ -1,10 +1,12 @@
 //! The builder under the Asian rules (`--rules asian|check`) against the in-memory solver
 //! (`xqtb::retro::reference`, itself checked against the widely used generator's counts and an
-//! independent implementation of Fang's pseudo-code in `tests/fang.rs`): every entry's value,
-//! order and distance equal, resident or streamed, at any thread count; `--rules none` as before.
+//! independent implementation of Fang's pseudo-code in `tests/engine/fang_graphs.rs`): every
+//! entry's value, order and distance equal, resident or streamed, at any thread count;
+//! `--rules none` as before.
 
+use crate::common::{build_lib, build_lib_with, xqtb, Notes};
 use std::path::Path;
-use xqtb::builder::{build, BuildOptions, Silent};
+use xqtb::builder::BuildOptions;
 use xqtb::fang::{Options, Rules};
 use xqtb::retro::reference::Solver;
 use xqtb::table::{table_path, RuleSet, TableFile};
@@ -22,9 +24,8 @@ fn build_in(dir: &Path, m: &str, opts: &BuildOptions, threads: usize) {
         .num_threads(threads)
         .build()
         .unwrap();
-    let material: Material = m.parse().unwrap();
-    pool.install(|| build(material, opts, &Silent)).unwrap();
-    assert!(table_path(dir, material).exists());
+    pool.install(|| build_lib(m, opts));
+    assert!(table_path(dir, m.parse().unwrap()).exists());
 }
 
 fn open(dir: &Path, m: &str) -> TableFile<xqtb::table::Mapped> {
@@ -169,7 +170,7 @@ fn a_table_of_other_rules_is_rebuilt() {
 /// `xqtb build <m> --dir <dir> <extra>` with the build of `m` dying after the checkpoint at
 /// `abort` (order, ply), if given; returns whether it died.
 fn run_build(m: &str, dir: &Path, extra: &[&str], abort: Option<(u16, u32)>) -> bool {
-    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_xqtb"));
+    let mut c = xqtb();
     c.args(["build", m, "--quiet", "--checkpoint-secs", "0", "--dir"])
         .arg(dir)
         .args(extra);
@@ -453,16 +454,6 @@ fn verify_checks_the_value_tables_counts() {
     );
 }
 
-/// Collects a build's notes.
-#[derive(Default)]
-struct Notes(std::sync::Mutex<Vec<String>>);
-
-impl xqtb::builder::Progress for Notes {
-    fn note(&self, line: &str) {
-        self.0.lock().unwrap().push(line.to_string());
-    }
-}
-
 /// KRCKR's maximum patterns start warm from the previous order's at every order but the first,
 /// and its chasing patterns come back at several orders, each time with a first exclusion (the
 /// defender's forced checks) that removes most of the pattern; from the second time on it
@@ -481,9 +472,8 @@ fn warm_starts_agree_with_cold_ones() {
     );
     let dir = tempfile::tempdir().unwrap();
     let notes = Notes::default();
-    let material: Material = "KRCKR".parse().unwrap();
-    build(material, &options(dir.path(), Rules::Asian), &notes).unwrap();
-    let notes = notes.0.into_inner().unwrap();
+    build_lib_with("KRCKR", &options(dir.path(), Rules::Asian), &notes);
+    let notes = notes.into_lines();
     let warm: Vec<&String> = notes
         .iter()
         .filter(|n| n.contains("exclusion warm") || n.contains("exclusions warm"))
@@ -576,7 +566,7 @@ fn verify_checks_a_derived_sides_outcomes() {
 #[test]
 fn verify_catches_a_broken_pattern_prune() {
     let xqtb = |dir: &Path, args: &[&str], broken: bool| {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_xqtb"));
+        let mut cmd = xqtb();
         cmd.args(args).arg("--dir").arg(dir);
         if broken {
             cmd.env("XQTB_TEST_BREAK_PRUNE", "1");

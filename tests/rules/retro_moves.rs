@@ -1,6 +1,6 @@
 //! Retro moves are exactly the inverse of quiet legal moves, checked exhaustively over every
-//! position of small materials (tests/reference_check.rs checks them against an independent
-//! brute-force predecessor search on random positions of larger ones).
+//! position of small materials (tests/rules/reference_rules.rs checks them against an
+//! independent brute-force predecessor search on random positions of larger ones).
 
 use xqtb::{Color, Indexer, Move, Position};
 

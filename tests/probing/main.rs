@@ -1,0 +1,11 @@
+//! Reading tables: the probing API (`Tablebase`), table format 4 and its worked example in
+//! `formats/table.md`, the query library, and `xqtb probe -` in batches.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod probe_batch;
+mod query;
+mod table_doc;
+mod table_format;
+mod tablebase;
