@@ -7,7 +7,7 @@ use crate::fen::{parse_fen, to_fen, ParseError};
 use crate::material::Material;
 use crate::notation;
 use crate::piece::{Color, Role};
-use crate::position::{Move, Position};
+use crate::position::Position;
 use crate::qstring::{parse_qstring, to_qstring};
 use crate::table::{file_name, wdl_outcome, TableError};
 use crate::tablebase::{LineEnd, MoveValue, ProbeError, Tablebase};
@@ -634,19 +634,4 @@ pub fn table_materials(dir: &Path) -> std::io::Result<Vec<Material>> {
     }
     out.sort_by_key(|m| m.to_string());
     Ok(out)
-}
-
-/// The best moves of a probed position, in UCCI.
-pub fn best_moves(result: &ProbeResult) -> Vec<&str> {
-    result
-        .moves
-        .iter()
-        .filter(|m| m.best)
-        .map(|m| m.ucci.as_str())
-        .collect()
-}
-
-/// The move `ucci` if it is legal in `pos`.
-pub fn legal_move(pos: &Position, ucci: &str) -> Option<Move> {
-    Move::parse(ucci).filter(|m| pos.legal_moves().contains(m))
 }

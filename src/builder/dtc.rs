@@ -13,7 +13,7 @@ use super::entry::{self, NEVER, UNCOUNTED};
 use super::pass::{self, Pass};
 use super::store::Chunk;
 use super::sub::Subtables;
-use super::work::{Entries, Select, Work, WINDOW};
+use super::work::{Select, Work, WINDOW};
 use super::BuildError;
 use crate::index::{Decoder, StepCache};
 use crate::piece::{ByColor, Color};
@@ -232,7 +232,7 @@ fn pull_pays(work: &Work, src: Color, total: u64) -> bool {
 /// and the retro moves into one are the same edges ([`Graph::any_child_among`],
 /// [`Graph::predecessors`]), so the entries resolved are the push's, in either order. Needs the
 /// unresolved filter ([`pull_pays`]); streaming, each chunk with unresolved entries is read,
-/// pulled and, if anything resolved, written back ([`Work::replace`]).
+/// pulled and, if anything resolved, written back ([`Work::update_entries`]).
 fn pull_wins(
     work: &mut Work,
     graph: &Graph,
@@ -241,24 +241,13 @@ fn pull_wins(
     progress: &dyn Progress,
 ) -> Result<(), BuildError> {
     let layout = work.layout();
-    if let Entries::Resident(res) = &work.entries {
-        let entry = |index| &res[dst][layout.chunk(index)].entries[layout.local(index)];
-        pull_range(work, graph, dst, to, 0..layout.entries(), entry, progress);
-        return Ok(());
-    }
     let open = work.unresolved[dst].as_ref();
     let pulled: Vec<usize> = (0..layout.chunks())
         .filter(|&c| open.is_some_and(|open| open.count(layout.base(c), layout.len(c)) > 0))
         .collect();
-    let workers = vec![(); work.chunk_workers(pulled.len())];
-    let (_, written) = work.rewrite_chunks(dst, &pulled, workers, |_, c, chunk| {
-        let base = layout.base(c);
-        let entry = |index: u64| &chunk.entries[(index - base) as usize];
-        let range = base..base + layout.len(c) as u64;
-        Ok(pull_range(work, graph, dst, to, range, entry, progress) > 0)
-    })?;
-    work.record(dst, written);
-    Ok(())
+    work.update_entries(dst, &pulled, |work, range, view| {
+        pull_range(work, graph, dst, to, range, |i| view.entry(i), progress) > 0
+    })
 }
 
 /// [`pull_wins`] over the entries `range` of `dst` (whole bitmap words), `entry` giving each

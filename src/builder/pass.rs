@@ -75,12 +75,12 @@ pub trait Pass: Sync {
 }
 
 /// Where applied updates leave their marks.
-struct Marks<'a> {
+struct UpdateMarks<'a> {
     unresolved: Option<&'a Bitmap>,
     next: &'a Bitmap,
 }
 
-impl Marks<'_> {
+impl UpdateMarks<'_> {
     /// Could an update to `index` change anything?
     #[inline]
     fn open(&self, index: u64) -> bool {
@@ -168,7 +168,7 @@ fn scan(
     pass: &impl Pass,
 ) -> Result<(u64, u64), BuildError> {
     let dst = !src;
-    let marks = Marks {
+    let marks = UpdateMarks {
         unresolved: work.unresolved[dst].as_ref(),
         next: &work.next[dst],
     };
@@ -401,7 +401,7 @@ fn commit(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, BuildErr
     let sorted = &work.buffers.sorted[..total];
     match &work.entries {
         Entries::Resident(res) => {
-            let marks = Marks {
+            let marks = UpdateMarks {
                 unresolved: work.unresolved[dst].as_ref(),
                 next: &work.next[dst],
             };
@@ -432,7 +432,7 @@ fn commit(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, BuildErr
 /// Returns the entries resolved.
 fn apply_buckets<'e, P: Pass>(
     pass: &P,
-    marks: &Marks,
+    marks: &UpdateMarks,
     sorted: &[u32],
     starts: &[usize],
     at: impl Fn(usize, u32) -> (&'e AtomicU32, u64) + Sync,
@@ -471,7 +471,7 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
     assert!(!sorted.is_empty(), "a streaming pass has an update buffer");
     let part = sorted.len().div_ceil(work.chunk_workers(logged.len()));
     let states: Vec<(&mut [u32], u64)> = sorted.chunks_mut(part).map(|recs| (recs, 0)).collect();
-    let marks = Marks {
+    let marks = UpdateMarks {
         unresolved: work.unresolved[dst].as_ref(),
         next: &work.next[dst],
     };

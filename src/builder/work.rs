@@ -25,29 +25,32 @@ pub enum Entries {
 }
 
 /// The working state of one table's build: its entries, chunk records, bitmaps and update
-/// buffers.
+/// buffers. Its storage (resident chunks or chunk files, checkpoints, resolution logs) is its
+/// own: the other modules resolve entries through [`Work::resolve_entries`] and
+/// [`Work::update_entries`]; only the pass framework (`pass`) reaches the entries, store and
+/// buffers themselves, and the passes (`pass`, `dtc`, `rules`) share the bitmaps.
 pub struct Work {
     /// The material being built.
     material: Material,
     /// How each side's entries split into chunks.
     layout: Layout,
     /// The working directory: chunk files, update logs and the manifest.
-    pub store: StoreDir,
+    pub(super) store: StoreDir,
     /// Where the entries live: resident chunks, or chunk files in `store`.
-    pub entries: Entries,
+    pub(super) entries: Entries,
     /// Latest file of every chunk (may be newer than the last checkpoint's).
     current: ByColor<Vec<ChunkRecord>>,
     /// The files the last checkpoint names.
     checkpointed: ByColor<Vec<ChunkRecord>>,
     /// Entries still unresolved (a filter: updates to others are skipped before touching the
     /// entry); absent when streaming on a tight budget.
-    pub unresolved: ByColor<Option<Bitmap>>,
+    pub(super) unresolved: ByColor<Option<Bitmap>>,
     /// Entries the next pass from that side starts from.
-    pub frontier: ByColor<Bitmap>,
+    pub(super) frontier: ByColor<Bitmap>,
     /// Entries resolved by the passes under way (the frontier after them).
-    pub next: ByColor<Bitmap>,
+    pub(super) next: ByColor<Bitmap>,
     /// The passes' update buffers.
-    pub buffers: Buffers,
+    pub(super) buffers: Buffers,
     /// Chunks a streaming pass may hold in RAM at once ([`super::plan::Plan::chunk_buffers`]).
     chunk_buffers: usize,
     /// Whether win plies may be pulled when that costs less (`dtc::pull_pays`); false pushes
@@ -56,6 +59,28 @@ pub struct Work {
     /// Streaming: the chunks whose resolution log holds entries their file does not
     /// ([`Work::defer_resolved`]).
     resolved: ByColor<Vec<AtomicBool>>,
+}
+
+/// The entries an update reaches ([`Work::update_entries`]): every chunk of a side (resident),
+/// or one chunk read from its file, with its first index.
+pub enum EntryView<'a> {
+    /// A side's resident chunks.
+    Chunks(&'a [Chunk], Layout),
+    /// One chunk and the index of its first entry.
+    Chunk(&'a Chunk, u64),
+}
+
+impl<'a> EntryView<'a> {
+    /// The entry of `index` (which must be in the view).
+    #[inline]
+    pub fn entry(&self, index: u64) -> &'a std::sync::atomic::AtomicU32 {
+        match *self {
+            EntryView::Chunks(chunks, layout) => {
+                &chunks[layout.chunk(index)].entries[layout.local(index)]
+            }
+            EntryView::Chunk(chunk, base) => &chunk.entries[(index - base) as usize],
+        }
+    }
 }
 
 /// The chunks a rewrite wrote, with their new records (for [`Work::record`]).
@@ -378,6 +403,34 @@ impl Work {
             .collect::<Result<_, BuildError>>()?;
         let (states, written): (Vec<S>, Vec<Vec<_>>) = done.into_iter().unzip();
         Ok((states, written.concat()))
+    }
+
+    /// Calls `f` to update `side`'s entries in place, with a range of indices and a view that
+    /// reaches the entry of each: once over every entry when resident; streaming, once per chunk
+    /// among `chunks`, each read and, if `f` returns true (it changed something), written back.
+    pub fn update_entries(
+        &mut self,
+        side: Color,
+        chunks: &[usize],
+        f: impl Fn(&Work, std::ops::Range<u64>, &EntryView) -> bool + Sync,
+    ) -> Result<(), BuildError> {
+        let layout = self.layout;
+        if let Entries::Resident(res) = &self.entries {
+            f(
+                self,
+                0..layout.entries(),
+                &EntryView::Chunks(&res[side], layout),
+            );
+            return Ok(());
+        }
+        let workers = vec![(); self.chunk_workers(chunks.len())];
+        let (_, written) = self.rewrite_chunks(side, chunks, workers, |_, c, chunk| {
+            let base = layout.base(c);
+            let range = base..base + layout.len(c) as u64;
+            Ok(f(self, range, &EntryView::Chunk(chunk, base)))
+        })?;
+        self.record(side, written);
+        Ok(())
     }
 
     /// Workers for [`Work::rewrite_chunks`] of `n` chunks: one per thread, as many as the plan

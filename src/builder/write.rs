@@ -8,7 +8,7 @@ use crate::index::Indexer;
 use crate::piece::Color;
 use crate::retro::Progress;
 use crate::table::{
-    distance_implied, merge_tallies, Firsts, Histogram, RuleSet, SideStats, TableWriter, Tally,
+    distance_implied, merge_tallies, Firsts, Histogram, RuleSet, SideCounts, TableWriter, Tally,
 };
 use crate::value::{Value, CODE_NONE};
 use rayon::prelude::*;
@@ -17,9 +17,9 @@ use std::sync::atomic::Ordering::Relaxed;
 
 /// Counts of one run of entries. Multiplicities change only between pairs, so they are looked
 /// up once per pair, not per entry.
-fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> (SideStats, (Histogram, Firsts)) {
+fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> (SideCounts, (Histogram, Firsts)) {
     let others = indexer.others_size();
-    let mut st = SideStats::default();
+    let mut st = SideCounts::default();
     let mut tally = Tally::new();
     let mut boundary = first;
     let mut mult = 0u64;
@@ -72,7 +72,7 @@ pub fn write_table(
     let layout = work.layout();
     let derived = derived_side(work)?;
     let mut w = TableWriter::create(path, work.material(), layout.entries(), Some(derived))?;
-    let mut sides = [SideStats::default(); 2];
+    let mut sides = [SideCounts::default(); 2];
     let mut tallies: [(Histogram, Firsts); 2] = Default::default();
     progress.start(&format!("{} write", work.material()), 2 * layout.entries());
     // One buffer serves every chunk: a fresh one per chunk (megabytes) was mapped, faulted in

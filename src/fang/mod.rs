@@ -1,5 +1,5 @@
 //! Fang's algorithms for complete tables under the Asian rules ("The Nature of Retrograde
-//! Analysis for Chinese Chess", seeds/000), in memory, over a generic game graph
+//! Analysis for Chinese Chess", Fang 2005), in memory, over a generic game graph
 //! ([`GameGraph`]: positions, moves both ways, exits, `check` and `chase` labels).
 //!
 //! - [`pattern`]: Algorithm 1 (maximum pattern of checking/chasing a piece indefinitely), 3

@@ -1,4 +1,4 @@
-//! The order stage shared by the builder and `verify`: Fang's Algorithm 8 (seeds/000, Section 5.1) after the order-0
+//! The order stage shared by the builder and `verify`: Fang's Algorithm 8 (Fang 2005, Section 5.1) after the order-0
 //! propagation. While patterns are left, the losses of the non-mutual checking patterns
 //! (Algorithm 4, both sides) — or, if there are none, of the totally non-mutual chasing
 //! patterns (Algorithm 5, every piece) — seed order `r + 1` at distance 0, and the propagation

@@ -1,5 +1,5 @@
 //! Fang's maximum move patterns out of core ("The Nature of Retrograde Analysis for Chinese
-//! Chess", seeds/000, Section 3): Algorithm 1 (checking or chasing indefinitely), Algorithm 3's
+//! Chess", Fang 2005, Section 3): Algorithm 1 (checking or chasing indefinitely), Algorithm 3's
 //! exclusion, Algorithm 4 (non-mutual) and Algorithm 5 (totally non-mutual), over the builder's
 //! entries. The in-memory reference is `crate::fang::pattern`; this port keeps only bits per
 //! entry in RAM (Wu and Beal's point) and reads positions, never the chunk store.
@@ -311,9 +311,10 @@ pub struct Space<'a> {
     pub tracked: Vec<PieceId>,
 }
 
-/// A pattern: `attacker` forces the defender to hit `target` on every move; the set holds its
+/// A pattern over a table's entries (the in-memory reference's is `fang::Pattern`): `attacker`
+/// forces the defender to hit `target` on every move; the set holds its
 /// wins (attacker to move) and losses (defender to move).
-pub struct Pattern {
+pub struct EntryPattern {
     /// The side that forces the hits.
     pub attacker: Color,
     /// What the defender is forced to hit: the attacker's king or one of its pieces.
@@ -645,7 +646,7 @@ impl Space<'_> {
     fn warm_members(
         &self,
         candidates: &Candidates,
-        p: &Pattern,
+        p: &EntryPattern,
         warm: &Warm,
         reached: &Marks,
     ) -> Option<Vec<Vx>> {
@@ -741,9 +742,9 @@ impl Space<'_> {
         attacker: Color,
         target: Target,
         warm: Option<Warm>,
-    ) -> Pattern {
+    ) -> EntryPattern {
         let defender = !attacker;
-        let pattern = Pattern {
+        let pattern = EntryPattern {
             attacker,
             target,
             set: Marks::new(self.entries(), self.slots()),
@@ -803,7 +804,7 @@ impl Space<'_> {
 
     /// Prunes `p` to the greatest pattern inside its losses (its wins are ignored and found
     /// again): Algorithm 1's fixed point from a start set.
-    fn prune(&self, p: &Pattern, region: Region) {
+    fn prune(&self, p: &EntryPattern, region: Region) {
         let defender = !p.attacker;
         p.set.clear(p.attacker);
         let mut losses = p.set.members(defender);
@@ -895,7 +896,7 @@ impl Space<'_> {
     /// Removes `gone` from the pattern and whatever then no longer qualifies (Algorithm 3's
     /// pruning): a loss with a move to a removed win, a win without a move left into the
     /// losses.
-    pub fn remove(&self, p: &Pattern, region: Region, gone: Vec<Vx>) {
+    pub fn remove(&self, p: &EntryPattern, region: Region, gone: Vec<Vx>) {
         let before = p.set.len();
         let mut frontier: Vec<Vx> = gone.into_iter().filter(|&v| p.set.remove(v)).collect();
         if 2 * frontier.len() as u64 > before {
@@ -932,7 +933,7 @@ impl Space<'_> {
     /// Algorithm 3: removes from `p` the positions where its defender can force its attacker to
     /// hit `q` (a piece of the defender, or its king) indefinitely inside it. True if anything
     /// was removed. A `q` with a twin is tracked (both identities at once).
-    pub fn exclude(&self, p: &Pattern, region: Region, q: Target) -> bool {
+    pub fn exclude(&self, p: &EntryPattern, region: Region, q: Target) -> bool {
         let mut inner = self.clone();
         if let Target::Piece(piece) = q {
             if self.numbering.twin(piece).is_some() && !self.tracked.contains(&piece) {
@@ -946,7 +947,7 @@ impl Space<'_> {
 
     /// Removes from `p` the members of `forced` (a pattern inside it, over this space's slots
     /// or more) and whatever then no longer qualifies; true if there were any.
-    fn remove_forced(&self, p: &Pattern, region: Region, forced: &Marks) -> bool {
+    fn remove_forced(&self, p: &EntryPattern, region: Region, forced: &Marks) -> bool {
         if forced.is_empty() {
             return false;
         }
@@ -979,7 +980,7 @@ impl Space<'_> {
     /// `R'`, and in `S` only members of that closure can fail the conditions at first (a
     /// member of `F` outside it keeps its moves, and their ends stay in `S`): removing those
     /// that fail, and what their removal undoes, leaves the greatest pattern inside `S`, `F'`.
-    fn forced_again(&self, p: &Pattern, old: &Exclusion) -> Option<Pattern> {
+    fn forced_again(&self, p: &EntryPattern, old: &Exclusion) -> Option<EntryPattern> {
         let mask = (self.slots() - 1) as u8;
         let sub = Region::Sub(&p.set, mask);
         let moved = p.set.differing(&old.region);
@@ -1020,7 +1021,7 @@ impl Space<'_> {
                     });
             }
         }
-        let forced = Pattern {
+        let forced = EntryPattern {
             attacker: !p.attacker,
             target: Target::King,
             set,
@@ -1064,7 +1065,7 @@ impl Space<'_> {
         region: Region,
         attacker: Color,
         warm: Option<Warm>,
-    ) -> (Pattern, Marks) {
+    ) -> (EntryPattern, Marks) {
         let p = self.max_pattern(region, attacker, Target::King, warm);
         let max = p.set.copy();
         while !p.set.is_empty() && self.exclude(&p, region, Target::King) {}
@@ -1087,7 +1088,7 @@ impl Space<'_> {
         piece: PieceId,
         warm: Option<Warm>,
         previous: Option<&Exclusion>,
-    ) -> (Pattern, Marks, Option<Exclusion>) {
+    ) -> (EntryPattern, Marks, Option<Exclusion>) {
         let mut space = self.clone();
         if self.numbering.twin(piece).is_some() {
             space.tracked = vec![piece];
@@ -1115,7 +1116,7 @@ impl Space<'_> {
     /// computation starts from.
     fn first_exclusion(
         &self,
-        p: &Pattern,
+        p: &EntryPattern,
         region: Region,
         previous: Option<&Exclusion>,
     ) -> Exclusion {

@@ -23,8 +23,8 @@ use crate::piece::Color;
 use crate::position::Position;
 use crate::retro::Bitmap;
 use crate::table::{
-    distance_implied, is_stand_in, merge_tallies, resolve, side_char, Firsts, Histogram, SideStats,
-    Tally, LOST_AT_ONCE, WIN_AT_ONCE,
+    distance_implied, is_stand_in, merge_tallies, resolve, side_char, Firsts, Histogram,
+    SideCounts, Tally, LOST_AT_ONCE, WIN_AT_ONCE,
 };
 use crate::tablebase::{MoveValue, OpenTable, ProbeError, Tablebase};
 use crate::value::Outcome;
@@ -153,7 +153,7 @@ impl CaptureMemo {
         let Some((_, memo)) = self.tables.iter().find(|(m, _)| *m == material) else {
             return tb.probe_dtc(child);
         };
-        let slot = &memo[side][index as usize];
+        let slot = &memo[side.index()][index as usize];
         let known = match slot.load(Relaxed) {
             0 => None,
             c => Value::from_code(c - 1),
@@ -315,12 +315,12 @@ impl Checker<'_> {
         turn: Color,
         block: u64,
         slot: Option<&Mutex<&mut [u8]>>,
-    ) -> Result<(SideStats, (Histogram, Firsts)), ProbeError> {
+    ) -> Result<(SideCounts, (Histogram, Firsts)), ProbeError> {
         // Raw codes: this pass decides legality itself (the file stores nothing for illegal
         // entries).
         let codes = self.t.file.read_stored_raw(turn.index(), block)?;
         let first = block * self.t.file.header().block_entries as u64;
-        let mut st = SideStats::default();
+        let mut st = SideCounts::default();
         let mut tally = Tally::new();
         // Only the derived side's values are kept (for the other side's checks).
         let mut values = slot.map(|_| vec![CODE_NONE; codes.len()]);

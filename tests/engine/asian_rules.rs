@@ -54,7 +54,7 @@ fn assert_same_as_solver(dir: &Path, m: &str, rules: Rules) {
     let mut differ = 0;
     for side in Color::ALL {
         let got: Vec<u32> = (0..file.header().blocks_per_side())
-            .flat_map(|b| tb.block_values(material, side.index(), b).unwrap())
+            .flat_map(|b| tb.block_values(material, side, b).unwrap())
             .collect();
         assert_eq!(got.len() as u64, t.indexer().size());
         for index in 0..t.indexer().size() {
@@ -313,10 +313,7 @@ mod infallible {
         let mut out = Vec::new();
         for side in Color::ALL {
             let values: Vec<u32> = (0..file.header().blocks_per_side())
-                .flat_map(|b| {
-                    tb.block_values(m.parse().unwrap(), side.index(), b)
-                        .unwrap()
-                })
+                .flat_map(|b| tb.block_values(m.parse().unwrap(), side, b).unwrap())
                 .collect();
             for index in 0..ix.size() {
                 if let Some(Value::Decided { order, distance }) =
@@ -392,7 +389,9 @@ fn verify_rederives_every_orders_seeds() {
         for block in 0..h.blocks_per_side() {
             w.write(
                 side,
-                &plain_tb.block_values(h.material, side, block).unwrap(),
+                &plain_tb
+                    .block_values(h.material, Color::ALL[side], block)
+                    .unwrap(),
             )
             .unwrap();
         }
@@ -427,7 +426,7 @@ fn verify_checks_the_value_tables_counts() {
     let codes: Vec<Vec<u32>> = (0..2)
         .map(|side| {
             (0..h.blocks_per_side())
-                .flat_map(|b| tb.block_values(h.material, side, b).unwrap())
+                .flat_map(|b| tb.block_values(h.material, Color::ALL[side], b).unwrap())
                 .collect()
         })
         .collect();
@@ -490,7 +489,7 @@ fn warm_starts_agree_with_cold_ones() {
 /// the moves can tell).
 #[test]
 fn verify_checks_a_derived_sides_outcomes() {
-    use xqtb::table::{SideStats, TableWriter, Tally};
+    use xqtb::table::{SideCounts, TableWriter, Tally};
     use xqtb::verify::verify_table;
     let dir = tempfile::tempdir().unwrap();
     build_in(dir.path(), "KRKN", &options(dir.path(), Rules::None), 2);
@@ -501,7 +500,7 @@ fn verify_checks_a_derived_sides_outcomes() {
     let mut codes: Vec<Vec<u32>> = (0..2)
         .map(|side| {
             (0..h.blocks_per_side())
-                .flat_map(|b| tb.block_values(h.material, side, b).unwrap())
+                .flat_map(|b| tb.block_values(h.material, Color::ALL[side], b).unwrap())
                 .collect()
         })
         .collect();
@@ -522,7 +521,7 @@ fn verify_checks_a_derived_sides_outcomes() {
     }
     .code();
     let ix = xqtb::Indexer::new(h.material).unwrap();
-    let mut sides = [SideStats::default(); 2];
+    let mut sides = [SideCounts::default(); 2];
     let tallies = [0, 1].map(|side| {
         let mut tally = Tally::new();
         for (i, &c) in codes[side].iter().enumerate() {

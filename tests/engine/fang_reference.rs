@@ -1,5 +1,5 @@
 //! A second, plain implementation of Fang's Algorithms 1–8 ("The Nature of Retrograde Analysis
-//! for Chinese Chess", seeds/000), written straight from the paper's pseudo-code with ordinary
+//! for Chinese Chess", Fang 2005), written straight from the paper's pseudo-code with ordinary
 //! sets and repeat-until-nothing-changes loops. It shares no code with `xqtb::fang`: its own
 //! graph, values and sets; nothing is counted, everything is re-scanned. Slow and obvious.
 //!

@@ -3,9 +3,9 @@
 
 use crate::common::{build, built};
 use std::collections::BTreeMap;
-use xqtb::query::{self, parse_query_position};
+use xqtb::query::{self, parse_query_position, ProbeResult};
 use xqtb::tablebase::Tablebase;
-use xqtb::{parse_fen, to_fen, Color, Outcome, Piece, Position, Role, Square};
+use xqtb::{parse_fen, to_fen, Color, Move, Outcome, Piece, Position, Role, Square};
 
 /// Every real KPK position, by placing the three pieces on every point: the pawn split of the
 /// statistics must count exactly these (no index, no multiplicity involved).
@@ -103,11 +103,11 @@ fn mainline_follows_best_moves_to_the_conversion() {
             // Each step is one of the probe's best moves.
             let r = query::probe(&tb, &cur).unwrap();
             assert!(
-                query::best_moves(&r).contains(&step.ucci.as_str()),
+                best_moves(&r).contains(&step.ucci.as_str()),
                 "{start} ply {i}: {} not best",
                 step.ucci
             );
-            let m = query::legal_move(&cur, &step.ucci).unwrap();
+            let m = legal_move(&cur, &step.ucci).unwrap();
             cur.play(m);
             assert_eq!(step.fen, to_fen(&cur));
             if i + 1 < d {
@@ -143,7 +143,7 @@ fn moves_come_best_first_with_their_notation() {
     assert_eq!((r.side, r.in_check, r.result), ("w", false, "win"));
     assert_eq!(r.qstring, "4K44B49994n495k399");
     // The query system's page recommends N5+7 (e4c5) here.
-    assert_eq!(query::best_moves(&r), vec!["e4c5"]);
+    assert_eq!(best_moves(&r), vec!["e4c5"]);
     assert_eq!(r.moves[0].wxf, "H5+7");
     assert_eq!(r.moves[0].zh, "傌五進七");
     // Every move's value is the probe of the position it leads to, and the order is by the
@@ -176,4 +176,19 @@ fn query_positions_accept_underscores_r_and_the_classic_string() {
     assert!(black.1, "a trailing ':' asks for Black's view");
     assert!(parse_query_position("4k4/9 w").is_err());
     assert!(parse_query_position("").is_err());
+}
+
+/// The best moves of a probed position, in UCCI.
+fn best_moves(result: &ProbeResult) -> Vec<&str> {
+    result
+        .moves
+        .iter()
+        .filter(|m| m.best)
+        .map(|m| m.ucci.as_str())
+        .collect()
+}
+
+/// The move `ucci` if it is legal in `pos`.
+fn legal_move(pos: &Position, ucci: &str) -> Option<Move> {
+    Move::parse(ucci).filter(|m| pos.legal_moves().contains(m))
 }

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use std::path::Path;
 use xqtb::table::{
     derived_stand_in, distance_implied, is_order_seed, Firsts, Histogram, Mapped, RuleSet,
-    SideStats, Stream, TableError, TableFile, TableWriter, BLOCK_ENTRIES,
+    SideCounts, Stream, TableError, TableFile, TableWriter, BLOCK_ENTRIES,
 };
 use xqtb::{Color, Indexer, Material, Value};
 
@@ -65,7 +65,7 @@ fn write_table(
             w.write(side, p).unwrap();
         }
     }
-    let mut sides = [SideStats::default(); 2];
+    let mut sides = [SideCounts::default(); 2];
     let mut tallies: [(Histogram, Firsts); 2] = Default::default();
     for (side, c) in all.iter().enumerate() {
         for (i, &code) in c.iter().enumerate() {

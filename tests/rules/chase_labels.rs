@@ -1,6 +1,6 @@
-//! Checks and chases (`src/chase.rs`, definition in `formats/rules.md`) on hand-checked
+//! Checks and chases (`crates/xqtb-core/src/chase.rs`, definition in `formats/rules.md`) on hand-checked
 //! positions. Every expected answer was worked out by hand from the rules (Fang, Section 2;
-//! seeds/003, Appendix A; the clauses of `formats/rules.md`), not taken from the program.
+//! Yen et al. 2004, Appendix A; the clauses of `formats/rules.md`), not taken from the program.
 
 use xqtb::chase::{chases, forbidden_attack, gives_check, IllegalMove};
 use xqtb::{parse_fen, Move, Square};
@@ -206,7 +206,7 @@ fn forbidden_attack_needs_a_legal_capture() {
 
 #[test]
 fn rule_book_perpetual_check_by_a_rook() {
-    // After seeds/003 Appendix A, Figure 3a (our own position with its moves): Ra3-a0 checks
+    // After Yen et al. 2004 Appendix A, Figure 3a (our own position with its moves): Ra3-a0 checks
     // the king f0 along rank 0, and after Kf0-f1, Ra0-a1 checks again; both are checks, and a
     // check is never also a chase.
     assert!(checks("3k5/9/9/9/9/9/r8/9/9/5K3 b", "a3a0"));
@@ -216,7 +216,7 @@ fn rule_book_perpetual_check_by_a_rook() {
 
 #[test]
 fn rule_book_rook_following_a_rook_is_not_a_chase() {
-    // After seeds/003 Appendix A, Figure 3b (our own position with its moves Rg6-i6, Ri9-h9,
+    // After Yen et al. 2004 Appendix A, Figure 3b (our own position with its moves Rg6-i6, Ri9-h9,
     // Ri6-h6, ...): each Red move attacks the Black rook, which is not pinned and can take
     // back, so by Asian rule 24 none is a chase; Black's escapes attack nothing. A draw.
     assert!(chased("3k4r/9/9/6R2/9/9/9/9/9/5K3 w", "g6i6").is_empty());

@@ -1,5 +1,5 @@
 //! Hand-checked positions, one rule each. Expected move lists were worked out by hand from the
-//! rules (shared/seeds/003, Section 2), not taken from the program.
+//! rules (shared/Yen et al. 2004, Section 2), not taken from the program.
 
 use xqtb::{parse_fen, Position};
 

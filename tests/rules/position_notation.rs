@@ -97,7 +97,7 @@ fn fen_errors_name_the_problem() {
         .contains("rank 0"));
 }
 
-/// The worked example of the query system's page (shared/seeds/002): a knight against a single
+/// The worked example of the query system's page (shared/the query system's pages): a knight against a single
 /// advisor. Black's king e9 and advisor e8 (capitals), Red's horse e4 and king f2 (small letters).
 #[test]
 fn query_string_example_from_the_query_system() {

@@ -5,7 +5,7 @@
 //! as two labels of a move: `check((u, v))`, and `chase((u, v), p)` — the move is a forbidden
 //! chase of the piece `p`. A move by side X chases Y's piece `p` when it is not a check and it
 //! makes some X piece `a` newly have a forbidden attack `Forb(a, p, ·)` on `p` (rules summary in
-//! seeds/003, Appendix A: perpetual threats on an unprotected piece, except a pawn that has not
+//! Yen et al. 2004, Appendix A: perpetual threats on an unprotected piece, except a pawn that has not
 //! crossed the river, and on a rook by cannons or horses, are forbidden; Asian rule 24: a rook
 //! threatening a rook it does not pin is not forbidden).
 

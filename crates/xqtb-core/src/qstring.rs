@@ -1,5 +1,5 @@
 //! The position string of the classic Chinese Chess Endgame Databases Query System
-//! (`shared/seeds/002`, "Input any position"): rows from Black's back rank down, each left to
+//! (the Chinese Chess Endgame Databases Query System pages, "Input any position"): rows from Black's back rank down, each left to
 //! right; a run of empty points is its count (a digit, omitted when 0); k king, b advisor
 //! ("bishop"), e elephant, r rook, n horse, c cannon, p pawn, **Black in capitals, Red in small
 //! letters**; a trailing `0` means Black to move; a trailing `:` only asks to show the board

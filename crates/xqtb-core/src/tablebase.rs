@@ -37,6 +37,7 @@
 
 use crate::index::{IndexError, Indexer};
 use crate::material::Material;
+use crate::piece::Color;
 use crate::position::{Move, Position};
 use crate::table::{table_path, TableError, TableFile};
 use crate::value::{Outcome, Value};
@@ -343,18 +344,19 @@ impl Tablebase {
         Ok((value, moves))
     }
 
-    /// The values of one block of a table's entries, in index order, as [`Value::code`]s
-    /// ([`crate::value::CODE_NONE`] for entries that are not legal positions): the stored
-    /// values resolved as [`Tablebase::probe_dtc`] resolves them. `side` 0 is Red to move.
+    /// The values of one block of `side`'s entries of a table (to move in them), in index
+    /// order, as [`Value::code`]s ([`crate::value::CODE_NONE`] for entries that are not legal
+    /// positions): the stored values resolved as [`Tablebase::probe_dtc`] resolves them. For
+    /// tools that read a whole table (a dump, a comparison with another solver).
     pub fn block_values(
         &self,
         material: Material,
-        side: usize,
+        side: Color,
         block: u64,
     ) -> Result<Vec<u32>, ProbeError> {
         let t = self.table(material)?;
         let be = t.file.header().block_entries as u64;
-        let mut codes = t.file.read_stored(side, block)?;
+        let mut codes = t.file.read_stored(side.index(), block)?;
         for (k, c) in codes.iter_mut().enumerate() {
             let Some(stored @ Value::Decided { .. }) = Value::from_code(*c) else {
                 continue;
@@ -362,7 +364,7 @@ impl Tablebase {
             let index = block * be + k as u64;
             let pos = t
                 .indexer()
-                .decode(index, crate::piece::Color::ALL[side])
+                .decode(index, side)
                 .expect("a legal entry decodes");
             *c = self.resolve(&pos, stored)?.code();
         }
@@ -401,9 +403,9 @@ impl Tablebase {
     /// Where a legal position's value is stored: its table's material (canonical), the side to
     /// move and the index of its entry there (colours flipped if its material is not
     /// canonical). Two positions with the same entry have the same value.
-    pub fn entry_of(&self, pos: &Position) -> Result<(Material, usize, u64), ProbeError> {
+    pub fn entry_of(&self, pos: &Position) -> Result<(Material, Color, u64), ProbeError> {
         self.locate(pos, |t, side, index| {
-            Ok((t.file.header().material, side, index))
+            Ok((t.file.header().material, Color::ALL[side], index))
         })
     }
 
@@ -560,15 +562,4 @@ fn derived_value(outcome: Outcome, moves: &[MoveValue]) -> Value {
             .max_by_key(|v| v.rank())
             .unwrap_or(crate::table::LOST_AT_ONCE),
     }
-}
-
-/// The best moves, as the query system marks them with `*`: the shortest win, else a draw, else
-/// the longest loss, counted to the next conversion. Empty if there are no moves.
-pub fn best_moves(moves: &[MoveValue]) -> Vec<Move> {
-    let best = moves.iter().map(|m| m.for_mover().rank()).max();
-    moves
-        .iter()
-        .filter(|m| Some(m.for_mover().rank()) == best)
-        .map(|m| m.mv)
-        .collect()
 }

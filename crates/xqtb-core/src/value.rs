@@ -1,5 +1,5 @@
 //! Values of positions: draw, or (order r, distance d) with d odd a win for the side to move and
-//! d even a loss (the query system's "order" and "value", seeds/002; Fang 5.3: distance to
+//! d even a loss (the query system's "order" and "value", the query system's pages; Fang 5.3: distance to
 //! conversion). Order 0 is the plain retrograde result; higher orders come from the Asian rules
 //! (perpetual check or chase) and share this encoding.
 

@@ -230,7 +230,7 @@ impl RuleSet {
 
 /// The longest win of one side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct LongestWin {
+pub struct LongestWinEntry {
     /// Its order.
     pub order: u16,
     /// Its distance in plies (the largest among the side's wins).
@@ -242,7 +242,7 @@ pub struct LongestWin {
 /// What a table holds for one side to move. Counts are of real legal positions: a mirror-folded
 /// entry counts twice (itself and its mirror image), identical pieces' permutations once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub struct SideStats {
+pub struct SideCounts {
     /// Legal positions (`win + draw + loss`).
     pub legal: u64,
     /// Positions won for the side to move.
@@ -252,7 +252,7 @@ pub struct SideStats {
     /// Positions lost for the side to move.
     pub loss: u64,
     /// The longest win; `None` if this side never wins.
-    pub longest_win: Option<LongestWin>,
+    pub longest_win: Option<LongestWinEntry>,
 }
 
 /// The decoded header of a table file.
@@ -272,7 +272,7 @@ pub struct Header {
     /// The highest order in the table (0 for rule set `dtc-order0`).
     pub max_order: u16,
     /// Counts and longest win per side to move (0 Red, 1 Black).
-    pub sides: [SideStats; 2],
+    pub sides: [SideCounts; 2],
     /// Where the block index starts; it runs to the trailer.
     pub index_offset: u64,
     /// Entries of the value table (distance symbols in use), which ends where the block index
@@ -417,16 +417,16 @@ impl Header {
                 "{block_entries} entries per block (a multiple of 32 up to {MAX_BLOCK_ENTRIES} expected)"
             )));
         }
-        let mut sides = [SideStats::default(); 2];
+        let mut sides = [SideCounts::default(); 2];
         for (s, st) in sides.iter_mut().enumerate() {
             let o = 56 + 64 * s;
             let index = LE::read_u64(&b[o + 40..]);
-            *st = SideStats {
+            *st = SideCounts {
                 legal: LE::read_u64(&b[o..]),
                 win: LE::read_u64(&b[o + 8..]),
                 draw: LE::read_u64(&b[o + 16..]),
                 loss: LE::read_u64(&b[o + 24..]),
-                longest_win: (index != u64::MAX).then(|| LongestWin {
+                longest_win: (index != u64::MAX).then(|| LongestWinEntry {
                     order: LE::read_u16(&b[o + 32..]),
                     distance: LE::read_u16(&b[o + 34..]),
                     index,

@@ -1,10 +1,10 @@
 //! Accumulating a table's header counts from its entries: one piece of code for the builder's
 //! final write and for `verify`, which recomputes them.
 
-use super::{Firsts, Histogram, LongestWin, SideStats};
+use super::{Firsts, Histogram, LongestWinEntry, SideCounts};
 use crate::value::{Outcome, Value};
 
-impl SideStats {
+impl SideCounts {
     /// Counts one entry, index `index`, standing for `mult` real positions, holding `value`.
     /// Entries must come in increasing index order: the longest win kept is the first (the
     /// smallest index) of the largest distance.
@@ -18,7 +18,7 @@ impl SideStats {
                 self.win += mult;
                 let (order, distance) = (value.order().unwrap_or(0), value.distance().unwrap_or(0));
                 if self.longest_win.is_none_or(|l| distance > l.distance) {
-                    self.longest_win = Some(LongestWin {
+                    self.longest_win = Some(LongestWinEntry {
                         order,
                         distance,
                         index,
@@ -30,9 +30,9 @@ impl SideStats {
 
     /// The counts of two runs of entries together; the longest win of the two (the smaller index
     /// on a tie), so runs may be merged in any order.
-    pub fn merge(self, b: SideStats) -> SideStats {
-        let key = |l: LongestWin| (l.distance, std::cmp::Reverse(l.index));
-        SideStats {
+    pub fn merge(self, b: SideCounts) -> SideCounts {
+        let key = |l: LongestWinEntry| (l.distance, std::cmp::Reverse(l.index));
+        SideCounts {
             legal: self.legal + b.legal,
             win: self.win + b.win,
             draw: self.draw + b.draw,
@@ -149,7 +149,7 @@ mod tests {
 
     #[test]
     fn counts_weigh_entries_and_keep_the_first_longest_win() {
-        let mut a = SideStats::default();
+        let mut a = SideCounts::default();
         a.count(v(3), 2, 10);
         a.count(v(7), 1, 11);
         a.count(v(7), 2, 12);
@@ -157,20 +157,20 @@ mod tests {
         a.count(v(4), 1, 14);
         assert_eq!((a.legal, a.win, a.draw, a.loss), (8, 5, 2, 1));
         assert_eq!(a.longest_win.map(|l| (l.distance, l.index)), Some((7, 11)));
-        let mut b = SideStats::default();
+        let mut b = SideCounts::default();
         b.count(v(7), 2, 5);
         b.count(v(9), 1, 6);
         let ab = a.merge(b);
         assert_eq!(ab, b.merge(a), "merge order does not matter");
         assert_eq!(ab.longest_win.map(|l| (l.distance, l.index)), Some((9, 6)));
-        let mut c = SideStats::default();
+        let mut c = SideCounts::default();
         c.count(v(9), 1, 2);
         assert_eq!(
             ab.merge(c).longest_win.map(|l| l.index),
             Some(2),
             "smaller index on a tie"
         );
-        assert_eq!(ab.merge(SideStats::default()), ab);
+        assert_eq!(ab.merge(SideCounts::default()), ab);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! once complete and synced (write to a temporary name, fsync, rename, fsync the directory).
 
 use super::{
-    distance_implied, Firsts, Header, Histogram, RuleSet, SideStats, Symbol, TableError,
+    distance_implied, Firsts, Header, Histogram, RuleSet, SideCounts, Symbol, TableError,
     BLOCK_ENTRIES, HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, WDL_DRAW, WDL_LOSS, WDL_WIN,
 };
 use crate::material::Material;
@@ -380,7 +380,7 @@ impl TableWriter {
     pub fn finish(
         mut self,
         rule_set: RuleSet,
-        sides: [SideStats; 2],
+        sides: [SideCounts; 2],
         tallies: &[(Histogram, Firsts); 2],
         max_order: u16,
     ) -> Result<PathBuf, TableError> {
