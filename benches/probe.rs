@@ -65,12 +65,11 @@ fn dtc(tb: &Tablebase, p: &Position) -> u32 {
 /// The file layer alone (format 2's figures were measured so): the WDL symbol, and the stored
 /// value (no look at the moves).
 fn file_wdl(t: &TableFile, ix: &Indexer, p: &Position) -> u8 {
-    t.outcome_legal(p.turn().index(), ix.encode(p).unwrap())
-        .unwrap() as u8
+    t.outcome_legal(p.turn(), ix.encode(p).unwrap()).unwrap() as u8
 }
 
 fn file_stored(t: &TableFile, ix: &Indexer, p: &Position) -> u32 {
-    t.stored_legal(p.turn().index(), ix.encode(p).unwrap())
+    t.stored_legal(p.turn(), ix.encode(p).unwrap())
         .unwrap()
         .code()
 }

@@ -377,8 +377,8 @@ pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, Pro
     let has_pawns = h.material.count(Color::Red, Role::Pawn) > 0
         || h.material.count(Color::Black, Role::Pawn) > 0;
     let mut sides = Vec::with_capacity(2);
-    for side in 0..2 {
-        let turn = Color::ALL[side];
+    for turn in Color::ALL {
+        let side = turn;
         let be = h.block_entries as u64;
         let st = h.sides[side];
         let (win, draw, loss) = (st.win, st.draw, st.loss);
@@ -479,7 +479,7 @@ pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, Pro
 /// distances to search, `formats/table.md` §5).
 fn first_longest_wins(
     t: &crate::tablebase::OpenTable,
-    side: usize,
+    side: Color,
     hist: &crate::table::Histogram,
 ) -> BTreeMap<u16, (u16, u64)> {
     let firsts = t.file.firsts(side);
@@ -580,20 +580,17 @@ pub fn table_summary(
     let h = t.file.header();
     let longest_wins = if h.max_order == 0 {
         let mut best: Option<LongestWin> = None;
-        for side in 0..2 {
+        for side in Color::ALL {
             if let Some(l) = h.sides[side].longest_win {
                 if best.as_ref().is_some_and(|b| b.distance >= l.distance) {
                     continue;
                 }
-                let pos = t
-                    .indexer()
-                    .decode(l.index, Color::ALL[side])
-                    .ok_or_else(|| {
-                        ProbeError::Table(TableError::BadHeader {
-                            path: t.file.path().to_owned(),
-                            what: format!("longest win at entry {} is no position", l.index),
-                        })
-                    })?;
+                let pos = t.indexer().decode(l.index, side).ok_or_else(|| {
+                    ProbeError::Table(TableError::BadHeader {
+                        path: t.file.path().to_owned(),
+                        what: format!("longest win at entry {} is no position", l.index),
+                    })
+                })?;
                 best = Some(LongestWin {
                     order: l.order,
                     distance: l.distance,
@@ -609,9 +606,9 @@ pub fn table_summary(
         material: h.material.to_string(),
         file: file_name(h.material),
         file_bytes: h.file_len,
-        positions: h.sides[0].legal + h.sides[1].legal,
-        red_win_pct: pct(h.sides[0].win, h.sides[0].legal),
-        black_draw_pct: pct(h.sides[1].draw, h.sides[1].legal),
+        positions: h.sides[Color::Red].legal + h.sides[Color::Black].legal,
+        red_win_pct: pct(h.sides[Color::Red].win, h.sides[Color::Red].legal),
+        black_draw_pct: pct(h.sides[Color::Black].draw, h.sides[Color::Black].legal),
         max_order: h.max_order,
         longest_wins,
     })

@@ -208,7 +208,7 @@ impl TableReport {
         TableReport {
             material,
             entries: h.entries,
-            positions: h.sides[0].legal + h.sides[1].legal,
+            positions: h.sides.iter().map(|(_, s)| s.legal).sum(),
             seconds: None,
             resident: false,
             plies: 0,

@@ -132,10 +132,10 @@ impl Subtables {
             child
         };
         let index = sub.indexer.encode(pos)?;
-        let side = pos.turn().index();
+        let side = pos.turn();
         match &sub.source {
             Source::Packed(sides) => {
-                let Some(bits) = &sides[side] else {
+                let Some(bits) = &sides[side.index()] else {
                     return Err(BuildError::Inconsistent(format!(
                         "supporting table {} is probed at a side to move no capture leads to: {}",
                         sub.indexer.material(),
@@ -167,7 +167,7 @@ fn pack(file: &TableFile, sides: [bool; 2]) -> Result<Source, BuildError> {
     debug_assert_eq!(be % 32, 0);
     let words_per_block = (be / 32) as usize;
     let mut packed = [None, None];
-    for side in (0..2usize).filter(|&s| sides[s]) {
+    for side in Color::ALL.into_iter().filter(|s| sides[s.index()]) {
         let mut bits = vec![0u64; h.blocks_per_side() as usize * words_per_block];
         bits.par_chunks_mut(words_per_block)
             .enumerate()
@@ -182,7 +182,7 @@ fn pack(file: &TableFile, sides: [bool; 2]) -> Result<Source, BuildError> {
             })?;
         // The last block's words past the side's end hold nothing.
         bits.truncate((packed_bytes(h.entries) / 8) as usize);
-        packed[side] = Some(bits);
+        packed[side.index()] = Some(bits);
     }
     Ok(Source::Packed(packed))
 }

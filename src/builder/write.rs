@@ -5,7 +5,7 @@ use super::entry;
 use super::work::{Work, WINDOW};
 use super::BuildError;
 use crate::index::Indexer;
-use crate::piece::Color;
+use crate::piece::{ByColor, Color};
 use crate::retro::Progress;
 use crate::table::{
     distance_implied, merge_tallies, Firsts, Histogram, RuleSet, SideCounts, TableWriter, Tally,
@@ -41,11 +41,11 @@ fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> (SideCounts, (Histo
 /// §5): the one with more distances to store (decided values but those at once). The count
 /// stands in for the compressed bytes (and the time compressing them): it picks the larger
 /// stream in KRNKAABB, KRCKR and KRKNN, not in KRKR (`formats/table.md` §5). Black on a tie.
-fn derived_side(work: &Work) -> Result<usize, BuildError> {
-    let mut stored = [0usize; 2];
+fn derived_side(work: &Work) -> Result<Color, BuildError> {
+    let mut stored = ByColor([0usize; 2]);
     for side in Color::ALL {
         for c in 0..work.layout().chunks() {
-            stored[side.index()] += work.with_chunk(side, c, |chunk| {
+            stored[side] += work.with_chunk(side, c, |chunk| {
                 chunk
                     .entries
                     .par_iter()
@@ -57,7 +57,11 @@ fn derived_side(work: &Work) -> Result<usize, BuildError> {
             })?;
         }
     }
-    Ok(if stored[0] > stored[1] { 0 } else { 1 })
+    Ok(if stored[Color::Red] > stored[Color::Black] {
+        Color::Red
+    } else {
+        Color::Black
+    })
 }
 
 /// Writes the table file at `path`; returns the legal positions of both sides.
@@ -72,8 +76,8 @@ pub fn write_table(
     let layout = work.layout();
     let derived = derived_side(work)?;
     let mut w = TableWriter::create(path, work.material(), layout.entries(), Some(derived))?;
-    let mut sides = [SideCounts::default(); 2];
-    let mut tallies: [(Histogram, Firsts); 2] = Default::default();
+    let mut sides = ByColor::<SideCounts>::default();
+    let mut tallies: ByColor<(Histogram, Firsts)> = Default::default();
     progress.start(&format!("{} write", work.material()), 2 * layout.entries());
     // One buffer serves every chunk: a fresh one per chunk (megabytes) was mapped, faulted in
     // page by page and unmapped each time.
@@ -97,14 +101,14 @@ pub fn write_table(
                 .reduce(Default::default, |(a, ta), (b, tb)| {
                     (a.merge(b), merge_tallies(ta, tb))
                 });
-            sides[side.index()] = sides[side.index()].merge(st);
-            let t = std::mem::take(&mut tallies[side.index()]);
-            tallies[side.index()] = merge_tallies(t, hist);
-            w.write(side.index(), &codes)?;
+            sides[side] = sides[side].merge(st);
+            let t = std::mem::take(&mut tallies[side]);
+            tallies[side] = merge_tallies(t, hist);
+            w.write(side, &codes)?;
             progress.advance(codes.len() as u64);
         }
     }
     progress.finish();
     w.finish(rule_set, sides, &tallies, max_order)?;
-    Ok(sides[0].legal + sides[1].legal)
+    Ok(sides[Color::Red].legal + sides[Color::Black].legal)
 }

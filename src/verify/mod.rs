@@ -87,7 +87,7 @@ impl SideValues {
             .par_chunks_mut(4 * h.block_entries as usize)
             .enumerate()
             .try_for_each(|(block, bytes)| -> Result<(), ProbeError> {
-                let codes = t.file.read_stored_raw(side.index(), block as u64)?;
+                let codes = t.file.read_stored_raw(side, block as u64)?;
                 for (b, code) in bytes.chunks_exact_mut(4).zip(codes) {
                     b.copy_from_slice(&code.to_le_bytes());
                 }
@@ -210,18 +210,19 @@ pub fn verify_table(
     // first, and kept for the other side's checks and the orders'.
     let mut derived = h
         .derived
-        .map(|side| SideValues::new(Color::ALL[side], h.entries))
+        .map(|side| SideValues::new(side, h.entries))
         .transpose()?;
     let captures = CaptureMemo::new(tb, material)?;
     // The side whose values the file stores (the one not derived; Red's if none is).
-    let stored = SideValues::stored(&t, Color::ALL[usize::from(h.derived == Some(0))])?;
+    let stored = SideValues::stored(&t, !h.derived.unwrap_or(Color::Black))?;
     let legal = ByColor::new(|_| Bitmap::new(h.entries));
+    // The derived side first: the other side's checks read its values.
     let order = match h.derived {
-        Some(1) => [1, 0],
-        _ => [0, 1],
+        Some(Color::Black) => [Color::Black, Color::Red],
+        _ => [Color::Red, Color::Black],
     };
     for side in order {
-        let turn = Color::ALL[side];
+        let turn = side;
         // This side's values go to the derived store, block by block, if it is the derived side;
         // otherwise its children on the derived side are read from there.
         let (slots, lookup) = match derived.as_mut() {
@@ -318,7 +319,7 @@ impl Checker<'_> {
     ) -> Result<(SideCounts, (Histogram, Firsts)), ProbeError> {
         // Raw codes: this pass decides legality itself (the file stores nothing for illegal
         // entries).
-        let codes = self.t.file.read_stored_raw(turn.index(), block)?;
+        let codes = self.t.file.read_stored_raw(turn, block)?;
         let first = block * self.t.file.header().block_entries as u64;
         let mut st = SideCounts::default();
         let mut tally = Tally::new();
@@ -415,14 +416,14 @@ fn mark_at_once(
     let be = h.block_entries as u64;
     let at_once = ByColor::new(|_| Bitmap::new(h.entries));
     for turn in Color::ALL {
-        if h.derived == Some(turn.index()) {
+        if h.derived == Some(turn) {
             // Its values come from its moves (with its values, `verify_table`), none stored.
             progress(h.entries);
             continue;
         }
         (0..h.blocks_per_side()).into_par_iter().try_for_each(
             |block| -> Result<(), ProbeError> {
-                let codes = t.file.read_stored_raw(turn.index(), block)?;
+                let codes = t.file.read_stored_raw(turn, block)?;
                 for (k, &code) in codes.iter().enumerate() {
                     let index = block * be + k as u64;
                     let pos = t.indexer().decode(index, turn);
@@ -474,7 +475,7 @@ fn child_values(c: &Checker, pos: &Position) -> Result<Vec<MoveValue>, ProbeErro
             }
             let stored = match c.stored.side == side {
                 true => c.stored.get(index),
-                false => t.file.stored_legal(side.index(), index)?,
+                false => t.file.stored_legal(side, index)?,
             };
             match stored.outcome() {
                 _ if !at_once[side].get(index) => stored,
@@ -505,7 +506,7 @@ impl Values<'_> {
         let mut codes = match (self.derived, self.stored) {
             (Some(d), _) if d.side == side => d.block(first, len),
             (_, s) if s.side == side => s.block(first, len),
-            _ => return Ok(t.file.read_stored(side.index(), block)?),
+            _ => return Ok(t.file.read_stored(side, block)?),
         };
         for (k, c) in codes.iter_mut().enumerate() {
             if !self.legal[side].get(first + k as u64) {

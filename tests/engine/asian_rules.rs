@@ -11,7 +11,7 @@ use xqtb::fang::{Options, Rules};
 use xqtb::retro::reference::Solver;
 use xqtb::table::{table_path, RuleSet, TableFile};
 use xqtb::tablebase::Tablebase;
-use xqtb::{Color, Material, Value};
+use xqtb::{ByColor, Color, Material, Value};
 
 fn options(dir: &Path, rules: Rules) -> BuildOptions {
     let mut o = BuildOptions::new(dir);
@@ -114,7 +114,7 @@ fn krkn_counts_per_rule_set() {
         let dir = tempfile::tempdir().unwrap();
         build_in(dir.path(), "KRKN", &options(dir.path(), rules), 2);
         let h = open(dir.path(), "KRKN").header().clone();
-        let got = h.sides.map(|s| [s.win, s.draw, s.loss]);
+        let got = h.sides.0.map(|s| [s.win, s.draw, s.loss]);
         assert_eq!(got, want, "{rules:?}");
         assert_eq!(h.max_order, max_order);
     }
@@ -385,18 +385,16 @@ fn verify_rederives_every_orders_seeds() {
     let h = plain.header().clone();
     let path = table_path(dir.path(), "KRKN".parse().unwrap());
     let mut w = TableWriter::create(&path, h.material, h.entries, h.derived).unwrap();
-    for side in 0..2 {
+    for side in Color::ALL {
         for block in 0..h.blocks_per_side() {
             w.write(
                 side,
-                &plain_tb
-                    .block_values(h.material, Color::ALL[side], block)
-                    .unwrap(),
+                &plain_tb.block_values(h.material, side, block).unwrap(),
             )
             .unwrap();
         }
     }
-    let tallies = [0, 1].map(|side| (plain.histogram(side), plain.firsts(side)));
+    let tallies = ByColor::new(|side| (plain.histogram(side), plain.firsts(side)));
     w.finish(RuleSet::DtcAsian, h.sides, &tallies, 0).unwrap();
     let tb = Tablebase::open(dir.path()).unwrap();
     let report = verify_table(&tb, "KRKN".parse().unwrap(), &|_| {}).unwrap();
@@ -430,15 +428,15 @@ fn verify_checks_the_value_tables_counts() {
                 .collect()
         })
         .collect();
-    let mut tallies = [0, 1].map(|side| (built.histogram(side), built.firsts(side)));
-    let hist = &mut tallies[0].0;
+    let mut tallies = ByColor::new(|side| (built.histogram(side), built.firsts(side)));
+    let hist = &mut tallies[Color::Red].0;
     assert!(hist[&(0, 1)] > 0 && hist[&(0, 3)] > 0, "{hist:?}");
     *hist.get_mut(&(0, 1)).unwrap() -= 1;
     *hist.get_mut(&(0, 3)).unwrap() += 1;
     drop((built, tb));
     let path = table_path(dir.path(), h.material);
     let mut w = TableWriter::create(&path, h.material, h.entries, h.derived).unwrap();
-    for (side, c) in codes.iter().enumerate() {
+    for (side, c) in Color::ALL.into_iter().zip(&codes) {
         w.write(side, c).unwrap();
     }
     w.finish(RuleSet::DtcOrder0, h.sides, &tallies, 0).unwrap();
@@ -505,7 +503,7 @@ fn verify_checks_a_derived_sides_outcomes() {
         })
         .collect();
     // The first loss at distance 2 or more on the derived side becomes a win one ply longer.
-    let (index, distance) = codes[derived]
+    let (index, distance) = codes[derived.index()]
         .iter()
         .enumerate()
         .find_map(|(i, &c)| match Value::from_code(c) {
@@ -515,16 +513,16 @@ fn verify_checks_a_derived_sides_outcomes() {
             _ => None,
         })
         .expect("a derived loss with a distance");
-    codes[derived][index] = Value::Decided {
+    codes[derived.index()][index] = Value::Decided {
         order: 0,
         distance: distance + 1,
     }
     .code();
     let ix = xqtb::Indexer::new(h.material).unwrap();
-    let mut sides = [SideCounts::default(); 2];
-    let tallies = [0, 1].map(|side| {
+    let mut sides = ByColor::<SideCounts>::default();
+    let tallies = ByColor::new(|side| {
         let mut tally = Tally::new();
-        for (i, &c) in codes[side].iter().enumerate() {
+        for (i, &c) in codes[side.index()].iter().enumerate() {
             if let Some(v) = Value::from_code(c) {
                 let mult = ix.multiplicity(i as u64) as u64;
                 sides[side].count(v, mult, i as u64);
@@ -541,13 +539,13 @@ fn verify_checks_a_derived_sides_outcomes() {
         h.derived,
     )
     .unwrap();
-    for (side, c) in codes.iter().enumerate() {
+    for (side, c) in Color::ALL.into_iter().zip(&codes) {
         w.write(side, c).unwrap();
     }
     w.finish(RuleSet::DtcOrder0, sides, &tallies, 0).unwrap();
     let tb = Tablebase::open(dir.path()).unwrap();
     let report = verify_table(&tb, h.material, &|_| {}).unwrap();
-    let fen = xqtb::fen::to_fen(&ix.decode(index as u64, Color::ALL[derived]).unwrap());
+    let fen = xqtb::fen::to_fen(&ix.decode(index as u64, derived).unwrap());
     assert!(
         report
             .failures

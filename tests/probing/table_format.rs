@@ -10,7 +10,7 @@ use xqtb::table::{
     derived_stand_in, distance_implied, is_order_seed, Firsts, Histogram, Mapped, RuleSet,
     SideCounts, Stream, TableError, TableFile, TableWriter, BLOCK_ENTRIES,
 };
-use xqtb::{Color, Indexer, Material, Value};
+use xqtb::{ByColor, Color, Indexer, Material, Value};
 
 /// A deterministic value for a legal entry: draws, wins and losses at distances up to `span`
 /// (odd = win), and some of order 1 (seeds among them), varying slowly along the index so blocks
@@ -59,15 +59,16 @@ fn write_table(
     let ix = Indexer::new(m).unwrap();
     let path = xqtb::table::table_path(dir, m);
     let all = [codes(&ix, 0, span), codes(&ix, 1, span)];
+    let derived = derived.map(|s| Color::ALL[s]);
     let mut w = TableWriter::create(&path, m, ix.size(), derived).unwrap();
-    for (side, c) in all.iter().enumerate() {
+    for (side, c) in Color::ALL.into_iter().zip(&all) {
         for p in c.chunks(piece) {
             w.write(side, p).unwrap();
         }
     }
-    let mut sides = [SideCounts::default(); 2];
-    let mut tallies: [(Histogram, Firsts); 2] = Default::default();
-    for (side, c) in all.iter().enumerate() {
+    let mut sides = ByColor::<SideCounts>::default();
+    let mut tallies: ByColor<(Histogram, Firsts)> = Default::default();
+    for (side, c) in Color::ALL.into_iter().zip(&all) {
         for (i, &code) in c.iter().enumerate() {
             if let Some(v) = Value::from_code(code) {
                 sides[side].count(v, 1, i as u64);
@@ -96,10 +97,10 @@ fn check_round_trip<R: xqtb::table::ReadAt>(t: &TableFile<R>, all: &[Vec<u32>; 2
     t.verify_checksums().unwrap();
     let h = t.header();
     for (side, c) in all.iter().enumerate() {
-        let derived = h.derived == Some(side);
+        let derived = h.derived == Some(Color::ALL[side]);
         let mut implied = 0;
         for block in 0..h.blocks_per_side() {
-            let got = t.read_stored(side, block).unwrap();
+            let got = t.read_stored(Color::ALL[side], block).unwrap();
             let base = (block * h.block_entries as u64) as usize;
             let want = &c[base..base + got.len()];
             for (k, (&g, &w)) in got.iter().zip(want).enumerate() {
@@ -130,23 +131,29 @@ fn check_round_trip<R: xqtb::table::ReadAt>(t: &TableFile<R>, all: &[Vec<u32>; 2
                 count(&mut tally, v, i as u64);
             }
         }
-        assert_eq!((t.histogram(side), t.firsts(side)), tally);
+        assert_eq!(
+            (t.histogram(Color::ALL[side]), t.firsts(Color::ALL[side])),
+            tally
+        );
         for (i, &code) in c.iter().enumerate().step_by(97) {
             let i = i as u64;
             let want = Value::from_code(code);
-            assert!(stands_for(t.stored(side, i).unwrap(), want, derived), "{i}");
+            assert!(
+                stands_for(t.stored(Color::ALL[side], i).unwrap(), want, derived),
+                "{i}"
+            );
             if code != 0 {
                 assert!(stands_for(
-                    Some(t.stored_legal(side, i).unwrap()),
+                    Some(t.stored_legal(Color::ALL[side], i).unwrap()),
                     want,
                     derived
                 ));
                 assert_eq!(
-                    t.outcome_legal(side, i).unwrap(),
+                    t.outcome_legal(Color::ALL[side], i).unwrap(),
                     Value::from_code(code).unwrap().outcome()
                 );
             } else {
-                assert_eq!(t.outcome(side, i).unwrap(), None);
+                assert_eq!(t.outcome(Color::ALL[side], i).unwrap(), None);
             }
         }
     }
@@ -182,7 +189,9 @@ fn round_trip_every_width_and_several_blocks() {
     let widths: Vec<u8> = (0..2)
         .flat_map(|b| {
             let t = &t;
-            (0..2).map(move |s| t.read_stream_block(Stream::Dtc, s, b).unwrap()[0])
+            Color::ALL
+                .into_iter()
+                .map(move |s| t.read_stream_block(Stream::Dtc, s, b).unwrap()[0])
         })
         .collect();
     assert!(widths.contains(&8) && widths.contains(&16), "{widths:?}");
@@ -191,7 +200,7 @@ fn round_trip_every_width_and_several_blocks() {
     let small = write_table(dir.path(), "KNK", 1 << 30, |_| 9, Some(1));
     let t = TableFile::open(&small.0, 0).unwrap();
     assert_eq!(
-        t.read_stream_block(Stream::Dtc, 0, 0).unwrap()[0],
+        t.read_stream_block(Stream::Dtc, Color::Red, 0).unwrap()[0],
         4,
         "nibbles"
     );
@@ -213,12 +222,12 @@ fn read_all(bytes: Vec<u8>, path: &Path) -> Result<(), TableError> {
     let h = t.header().clone();
     for side in 0..2 {
         for i in [0, 1, h.entries / 2, h.entries - 1, h.entries, u64::MAX] {
-            let _ = t.stored(side, i);
-            let _ = t.stored_legal(side, i);
-            let _ = t.outcome_legal(side, i);
+            let _ = t.stored(Color::ALL[side], i);
+            let _ = t.stored_legal(Color::ALL[side], i);
+            let _ = t.outcome_legal(Color::ALL[side], i);
         }
         for block in 0..h.blocks_per_side() {
-            t.read_stored(side, block)?;
+            t.read_stored(Color::ALL[side], block)?;
         }
     }
     Ok(())
@@ -402,7 +411,7 @@ fn build_replaces_a_format_1_table() {
     let notes = Notes::default();
     build_lib_with("KRK", &opts, &notes);
     let t = TableFile::open(&path, 1 << 20).unwrap();
-    assert_eq!(t.header().sides[0].legal, 3834);
+    assert_eq!(t.header().sides[Color::Red].legal, 3834);
     t.verify_checksums().unwrap();
     let notes = notes.into_lines().join("\n");
     assert!(notes.contains("format version 1"), "{notes}");

@@ -247,8 +247,8 @@ fn the_block_cache_stays_within_its_limit() {
         let mut peak = 0;
         for side in 0..2 {
             for i in (0..ix.size()).step_by(997) {
-                if t.is_legal(side, i) {
-                    t.stored_legal(side, i).unwrap();
+                if t.is_legal(Color::ALL[side], i) {
+                    t.stored_legal(Color::ALL[side], i).unwrap();
                     peak = peak.max(t.cached_bytes());
                 }
             }

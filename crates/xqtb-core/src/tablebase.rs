@@ -356,7 +356,7 @@ impl Tablebase {
     ) -> Result<Vec<u32>, ProbeError> {
         let t = self.table(material)?;
         let be = t.file.header().block_entries as u64;
-        let mut codes = t.file.read_stored(side.index(), block)?;
+        let mut codes = t.file.read_stored(side, block)?;
         for (k, c) in codes.iter_mut().enumerate() {
             let Some(stored @ Value::Decided { .. }) = Value::from_code(*c) else {
                 continue;
@@ -405,12 +405,12 @@ impl Tablebase {
     /// canonical). Two positions with the same entry have the same value.
     pub fn entry_of(&self, pos: &Position) -> Result<(Material, Color, u64), ProbeError> {
         self.locate(pos, |t, side, index| {
-            Ok((t.file.header().material, Color::ALL[side], index))
+            Ok((t.file.header().material, side, index))
         })
     }
 
     /// Finds a legal position's table and entry and reads it with `read`.
-    fn locate<T, R: FnOnce(&OpenTable, usize, u64) -> Result<T, TableError>>(
+    fn locate<T, R: FnOnce(&OpenTable, Color, u64) -> Result<T, TableError>>(
         &self,
         pos: &Position,
         read: R,
@@ -428,7 +428,7 @@ impl Tablebase {
         };
         // `p` is legal (checked above): its entry holds its value.
         let entry = |t: &OpenTable, read: R| -> Result<T, ProbeError> {
-            Ok(read(t, p.turn().index(), t.indexer().encode(p)?)?)
+            Ok(read(t, p.turn(), t.indexer().encode(p)?)?)
         };
         let mut read = Some(read);
         let hit = LAST.with_borrow(|last| match last {

@@ -32,6 +32,7 @@ pub use stats::{merge_tallies, Tally};
 pub use write::TableWriter;
 
 use crate::material::Material;
+use crate::piece::{ByColor, Color};
 use crate::value::{Outcome, Value};
 use byteorder::{ByteOrder, LittleEndian as LE};
 use std::path::{Path, PathBuf};
@@ -271,8 +272,8 @@ pub struct Header {
     pub block_entries: u32,
     /// The highest order in the table (0 for rule set `dtc-order0`).
     pub max_order: u16,
-    /// Counts and longest win per side to move (0 Red, 1 Black).
-    pub sides: [SideCounts; 2],
+    /// Counts and longest win per side to move.
+    pub sides: ByColor<SideCounts>,
     /// Where the block index starts; it runs to the trailer.
     pub index_offset: u64,
     /// Entries of the value table (distance symbols in use), which ends where the block index
@@ -285,9 +286,9 @@ pub struct Header {
     /// Which program and engine wrote the table: the completion record of the build that made
     /// it (a file with a header was finished by that build). Empty in files from before it.
     pub builder: String,
-    /// The side to move (0 Red, 1 Black) whose distances are not stored but found from its
-    /// moves into the other side's entries ([`resolve`]); `None` if both are stored.
-    pub derived: Option<usize>,
+    /// The side to move whose distances are not stored but found from its moves into the
+    /// other side's entries ([`resolve`]); `None` if both are stored.
+    pub derived: Option<Color>,
 }
 
 /// The completion record this program writes (at most 32 bytes): a table carrying another one
@@ -317,10 +318,10 @@ impl Header {
     }
 
     /// Where the block-index entry of (`stream`, `side`, `block`) is.
-    pub fn index_entry_at(&self, stream: Stream, side: usize, block: u64) -> u64 {
+    pub fn index_entry_at(&self, stream: Stream, side: Color, block: u64) -> u64 {
         let nb = self.blocks_per_side();
         self.index_offset
-            + ((stream as u64 * 2 + side as u64) * nb + block) * INDEX_ENTRY_LEN as u64
+            + ((stream as u64 * 2 + side.index() as u64) * nb + block) * INDEX_ENTRY_LEN as u64
     }
 
     /// Entries of one block (only a side's last block may be shorter).
@@ -341,8 +342,8 @@ impl Header {
         LE::write_u64(&mut b[40..], self.entries);
         LE::write_u32(&mut b[48..], self.blocks_per_side() as u32);
         LE::write_u32(&mut b[52..], self.max_order as u32);
-        for (s, st) in self.sides.iter().enumerate() {
-            let o = 56 + 64 * s;
+        for (side, st) in self.sides.iter() {
+            let o = 56 + 64 * side.index();
             LE::write_u64(&mut b[o..], st.legal);
             LE::write_u64(&mut b[o + 8..], st.win);
             LE::write_u64(&mut b[o + 16..], st.draw);
@@ -358,7 +359,7 @@ impl Header {
         LE::write_u32(&mut b[SYMBOLS_AT..], self.symbols);
         LE::write_u32(
             &mut b[DERIVED_AT..],
-            self.derived.map_or(NOT_DERIVED, |s| s as u32),
+            self.derived.map_or(NOT_DERIVED, |s| s.index() as u32),
         );
         let id = self.builder.as_bytes();
         let n = id.len().min(BUILDER_LEN);
@@ -417,9 +418,9 @@ impl Header {
                 "{block_entries} entries per block (a multiple of 32 up to {MAX_BLOCK_ENTRIES} expected)"
             )));
         }
-        let mut sides = [SideCounts::default(); 2];
-        for (s, st) in sides.iter_mut().enumerate() {
-            let o = 56 + 64 * s;
+        let mut sides = ByColor::<SideCounts>::default();
+        for (side, st) in sides.iter_mut() {
+            let o = 56 + 64 * side.index();
             let index = LE::read_u64(&b[o + 40..]);
             *st = SideCounts {
                 legal: LE::read_u64(&b[o..]),
@@ -452,7 +453,7 @@ impl Header {
             },
             derived: match LE::read_u32(&b[DERIVED_AT..]) {
                 NOT_DERIVED => None,
-                s @ (0 | 1) => Some(s as usize),
+                s @ (0 | 1) => Some(Color::ALL[s as usize]),
                 s => return Err(bad(format!("derived side {s} (0, 1 or none expected)"))),
             },
         };
@@ -614,10 +615,9 @@ impl TableError {
 }
 
 /// The side letter used in messages and JSON: `w` Red to move, `b` Black to move.
-pub fn side_char(side: usize) -> char {
-    if side == 0 {
-        'w'
-    } else {
-        'b'
+pub fn side_char(side: Color) -> char {
+    match side {
+        Color::Red => 'w',
+        Color::Black => 'b',
     }
 }

@@ -286,9 +286,10 @@ impl<R: ReadAt> TableFile<R> {
                 ),
             });
         }
-        for side in 0..2 {
+        for side in Color::ALL {
+            let s = side.index();
             let (win, loss) = counts.iter().fold((0u64, 0u64), |(w, l), c| {
-                (w.wrapping_add(c.win[side]), l.wrapping_add(c.loss[side]))
+                (w.wrapping_add(c.win[s]), l.wrapping_add(c.loss[s]))
             });
             let st = &header.sides[side];
             if (win, loss) != (st.win, st.loss) {
@@ -351,14 +352,16 @@ impl<R: ReadAt> TableFile<R> {
 
     /// One side's first index of each decided `(order, distance)` it holds, from
     /// [`TableFile::value_counts`].
-    pub fn firsts(&self, side: usize) -> Firsts {
-        self.by_value(|c| [c.first_win[side], c.first_loss[side]], NO_INDEX)
+    pub fn firsts(&self, side: Color) -> Firsts {
+        let s = side.index();
+        self.by_value(|c| [c.first_win[s], c.first_loss[s]], NO_INDEX)
     }
 
     /// One side's histogram, from [`TableFile::value_counts`]: positions per decided
     /// `(order, distance)`.
-    pub fn histogram(&self, side: usize) -> Histogram {
-        self.by_value(|c| [c.win[side], c.loss[side]], 0)
+    pub fn histogram(&self, side: Color) -> Histogram {
+        let s = side.index();
+        self.by_value(|c| [c.win[s], c.loss[s]], 0)
     }
 
     /// A field of every value-table entry (`[win, loss]`), by `(order, distance)`, leaving out
@@ -383,7 +386,7 @@ impl<R: ReadAt> TableFile<R> {
     fn block_error(
         &self,
         stream: Stream,
-        side: usize,
+        side: Color,
         block: u64,
         what: impl Into<String>,
     ) -> TableError {
@@ -403,11 +406,11 @@ impl<R: ReadAt> TableFile<R> {
     pub fn read_stream_block(
         &self,
         stream: Stream,
-        side: usize,
+        side: Color,
         block: u64,
     ) -> Result<Vec<u8>, TableError> {
         let h = &self.header;
-        assert!(side < 2 && block < h.blocks_per_side());
+        assert!(block < h.blocks_per_side());
         let err = |what: &str| self.block_error(stream, side, block, what);
         let mut e = [0u8; INDEX_ENTRY_LEN];
         self.r
@@ -466,7 +469,7 @@ impl<R: ReadAt> TableFile<R> {
     }
 
     /// A block through the cache.
-    fn cached(&self, stream: Stream, side: usize, block: u64) -> Result<Arc<[u8]>, TableError> {
+    fn cached(&self, stream: Stream, side: Color, block: u64) -> Result<Arc<[u8]>, TableError> {
         let key = (stream as u64 * 2 + side as u64) * self.header.blocks_per_side() + block;
         let shard = &self.cache[(key % self.cache.len() as u64) as usize];
         if let Some(b) = shard.lock().unwrap().blocks.get(&key) {
@@ -488,10 +491,10 @@ impl<R: ReadAt> TableFile<R> {
     }
 
     /// Block and offset of an index; an error past the end.
-    fn locate(&self, side: usize, index: u64) -> Result<(u64, usize), TableError> {
+    fn locate(&self, side: Color, index: u64) -> Result<(u64, usize), TableError> {
         let h = &self.header;
         let be = h.block_entries as u64;
-        if index >= h.entries || side > 1 {
+        if index >= h.entries {
             return Err(self.block_error(
                 Stream::Wdl,
                 side,
@@ -504,16 +507,16 @@ impl<R: ReadAt> TableFile<R> {
 
     /// Is `index` a legal position with `side` to move? Decided from the position (decode,
     /// then the side not to move must not be in check), as `verify` and the builder do.
-    pub fn is_legal(&self, side: usize, index: u64) -> bool {
+    pub fn is_legal(&self, side: Color, index: u64) -> bool {
         self.indexer
-            .decode(index, Color::ALL[side & 1])
+            .decode(index, side)
             .is_some_and(|p| !p.opponent_in_check())
     }
 
     /// The outcome of a legal position's entry, reading only the WDL stream. The caller has
     /// checked legality (as `Tablebase::probe_dtc` does before encoding); for an index that is not
     /// a legal position the answer means nothing.
-    pub fn outcome_legal(&self, side: usize, index: u64) -> Result<Outcome, TableError> {
+    pub fn outcome_legal(&self, side: Color, index: u64) -> Result<Outcome, TableError> {
         let (block, k) = self.locate(side, index)?;
         Ok(wdl_outcome(wdl_at(
             &self.cached(Stream::Wdl, side, block)?,
@@ -522,7 +525,7 @@ impl<R: ReadAt> TableFile<R> {
     }
 
     /// The outcome of an entry; `None` if it is not a legal position.
-    pub fn outcome(&self, side: usize, index: u64) -> Result<Option<Outcome>, TableError> {
+    pub fn outcome(&self, side: Color, index: u64) -> Result<Option<Outcome>, TableError> {
         self.locate(side, index)?;
         if !self.is_legal(side, index) {
             return Ok(None);
@@ -537,7 +540,7 @@ impl<R: ReadAt> TableFile<R> {
         &self,
         w: u8,
         sym: usize,
-        side: usize,
+        side: Color,
         block: u64,
     ) -> Result<Value, TableError> {
         if w == WDL_DRAW {
@@ -570,7 +573,7 @@ impl<R: ReadAt> TableFile<R> {
     /// position's value: a win at `(0, 1)` or a loss at `(0, 0)` stores an arbitrary distance
     /// ([`super::resolve`] and `Tablebase::probe_dtc` give the value). The caller has checked
     /// legality; for an index that is not a legal position the answer means nothing.
-    pub fn stored_legal(&self, side: usize, index: u64) -> Result<Value, TableError> {
+    pub fn stored_legal(&self, side: Color, index: u64) -> Result<Value, TableError> {
         let (block, k) = self.locate(side, index)?;
         let w = wdl_at(&self.cached(Stream::Wdl, side, block)?, k);
         if w == WDL_DRAW {
@@ -582,7 +585,7 @@ impl<R: ReadAt> TableFile<R> {
 
     /// The value an entry stores ([`TableFile::stored_legal`]); `None` if it is not a legal
     /// position (decided from the position, [`TableFile::is_legal`]).
-    pub fn stored(&self, side: usize, index: u64) -> Result<Option<Value>, TableError> {
+    pub fn stored(&self, side: Color, index: u64) -> Result<Option<Value>, TableError> {
         self.locate(side, index)?;
         if !self.is_legal(side, index) {
             return Ok(None);
@@ -592,7 +595,7 @@ impl<R: ReadAt> TableFile<R> {
 
     /// One block's raw WDL symbols (`WDL_LOSS`, `WDL_DRAW`, `WDL_WIN`), entries that are not
     /// legal positions included (their symbols mean nothing).
-    pub fn read_wdl_block(&self, side: usize, block: u64) -> Result<Vec<u8>, TableError> {
+    pub fn read_wdl_block(&self, side: Color, block: u64) -> Result<Vec<u8>, TableError> {
         let packed = self.read_stream_block(Stream::Wdl, side, block)?;
         Ok((0..self.header.block_len(block))
             .map(|k| wdl_at(&packed, k))
@@ -602,7 +605,7 @@ impl<R: ReadAt> TableFile<R> {
     /// One block's stored value codes ([`Value::code`]; stored as in
     /// [`TableFile::stored_legal`]) with whatever the file holds for entries that are not legal
     /// positions (a valid code, meaning nothing): for callers that decide legality themselves.
-    pub fn read_stored_raw(&self, side: usize, block: u64) -> Result<Vec<u32>, TableError> {
+    pub fn read_stored_raw(&self, side: Color, block: u64) -> Result<Vec<u32>, TableError> {
         let w = self.read_wdl_block(side, block)?;
         let d = self.read_stream_block(Stream::Dtc, side, block)?;
         w.iter()
@@ -613,7 +616,7 @@ impl<R: ReadAt> TableFile<R> {
 
     /// One block's stored value codes ([`Value::code`]; stored as in
     /// [`TableFile::stored_legal`]), [`CODE_NONE`] for entries that are not legal positions.
-    pub fn read_stored(&self, side: usize, block: u64) -> Result<Vec<u32>, TableError> {
+    pub fn read_stored(&self, side: Color, block: u64) -> Result<Vec<u32>, TableError> {
         let mut codes = self.read_stored_raw(side, block)?;
         let base = block * self.header.block_entries as u64;
         for (k, c) in codes.iter_mut().enumerate() {
@@ -629,7 +632,7 @@ impl<R: ReadAt> TableFile<R> {
     /// 0, 1 or 2; every win or loss entry's distance symbol is in the value table).
     pub fn verify_checksums(&self) -> Result<(), TableError> {
         self.verify_file_checksum()?;
-        for side in 0..2 {
+        for side in Color::ALL {
             for block in 0..self.header.blocks_per_side() {
                 self.read_stored_raw(side, block)?;
             }

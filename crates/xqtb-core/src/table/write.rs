@@ -10,6 +10,7 @@ use super::{
     BLOCK_ENTRIES, HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, WDL_DRAW, WDL_LOSS, WDL_WIN,
 };
 use crate::material::Material;
+use crate::piece::{ByColor, Color};
 use crate::value::Value;
 use byteorder::{ByteOrder, LittleEndian as LE};
 use rayon::prelude::*;
@@ -116,7 +117,7 @@ pub struct TableWriter {
     material: Material,
     entries: u64,
     /// Entries received so far, per side.
-    written: [u64; 2],
+    written: ByColor<u64>,
     /// Symbols of the current side not yet compressed (fewer than a batch, or a side's end).
     wdl: Vec<u8>,
     dtc: Vec<u16>,
@@ -124,7 +125,7 @@ pub struct TableWriter {
     fill: (u8, u16),
     /// The side whose distances are derived (format 4, §5): its distance stream holds 0 but for
     /// the seeds of orders above 0 (symbol + 1).
-    derived: Option<usize>,
+    derived: Option<Color>,
     /// The value table, in order of first use, and its inverse: a direct table per order,
     /// indexed by half the distance (a hash lookup per entry of order > 0 took about 4 % of the
     /// samples of KRCKR's final write: `perf record`).
@@ -173,7 +174,7 @@ impl TableWriter {
         path: &Path,
         material: Material,
         entries: u64,
-        derived: Option<usize>,
+        derived: Option<Color>,
     ) -> Result<TableWriter, TableError> {
         let tmp_path = path.with_extension("xqtb.tmp");
         let pool = rayon::ThreadPoolBuilder::new()
@@ -191,7 +192,7 @@ impl TableWriter {
             out,
             material,
             entries,
-            written: [0; 2],
+            written: ByColor([0; 2]),
             wdl: Vec::new(),
             dtc: Vec::new(),
             fill: (WDL_DRAW, 0),
@@ -236,14 +237,14 @@ impl TableWriter {
     }
 
     /// Appends the next `codes` ([`Value::code`], 0 for an entry that is not a legal position)
-    /// of `side` in index order. Sides are written in order, side 0 first; calls may cut a side
+    /// of `side` in index order. Sides are written in order, Red first; calls may cut a side
     /// anywhere.
-    pub fn write(&mut self, side: usize, codes: &[u32]) -> Result<(), TableError> {
+    pub fn write(&mut self, side: Color, codes: &[u32]) -> Result<(), TableError> {
         assert!(
-            side == 1 || self.written[1] == 0,
+            side == Color::Black || self.written[Color::Black] == 0,
             "sides are written in order"
         );
-        assert!(side == 0 || self.written[0] == self.entries);
+        assert!(side == Color::Red || self.written[Color::Red] == self.entries);
         assert!(self.written[side] + codes.len() as u64 <= self.entries);
         self.wdl.reserve(codes.len());
         self.dtc.reserve(codes.len());
@@ -380,12 +381,13 @@ impl TableWriter {
     pub fn finish(
         mut self,
         rule_set: RuleSet,
-        sides: [SideCounts; 2],
-        tallies: &[(Histogram, Firsts); 2],
+        sides: ByColor<SideCounts>,
+        tallies: &ByColor<(Histogram, Firsts)>,
         max_order: u16,
     ) -> Result<PathBuf, TableError> {
         assert_eq!(
-            self.written, [self.entries; 2],
+            self.written,
+            ByColor([self.entries; 2]),
             "every entry of both sides written"
         );
         while !self.pending.is_empty() {
@@ -402,7 +404,7 @@ impl TableWriter {
         for s in &self.symbols {
             tail.extend_from_slice(&s.order.to_le_bytes());
             tail.extend_from_slice(&s.half.to_le_bytes());
-            for (h, firsts) in tallies {
+            for (_, (h, firsts)) in tallies.iter() {
                 let (win, loss) = ((s.order, 2 * s.half + 1), (s.order, 2 * s.half));
                 let count = |key| h.get(&key).copied().unwrap_or(0);
                 let first = |key| firsts.get(&key).copied().unwrap_or(NO_INDEX);
@@ -413,7 +415,7 @@ impl TableWriter {
         }
         debug_assert!(tallies
             .iter()
-            .flat_map(|(h, _)| h.keys())
+            .flat_map(|(_, (h, _))| h.keys())
             .all(|&(order, d)| self.symbols.contains(&Symbol { order, half: d / 2 })));
         let index_offset = self.offset + tail.len() as u64;
         for &(offset, len, crc) in self.wdl_index.iter().chain(&self.dtc_index) {
