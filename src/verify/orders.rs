@@ -365,7 +365,7 @@ impl Labels<'_> {
                 Target::King,
                 Target::King,
             );
-            seeds += slice.mark(p.losses.iter(), &got[!attacker]);
+            seeds += slice.mark(!attacker, p.losses.iter(), &got[!attacker]);
         }
         if seeds > 0 || self.rules != Rules::Asian {
             return got;
@@ -379,7 +379,7 @@ impl Labels<'_> {
                 let bits = twin.iter().fold(1 << p, |m, &t| m | 1 << t);
                 let slice = self.slice(attacker, bits, open, masks, drawn);
                 let pattern = chase_pattern(&slice.graph, &slice.db, attacker, p);
-                slice.mark(pattern.losses.iter(), &got[!attacker]);
+                slice.mark(!attacker, pattern.losses.iter(), &got[!attacker]);
             }
         }
         got
@@ -511,13 +511,23 @@ impl Slice {
 
     /// The vertex of `side`'s entry `index`, if it is in the slice.
     fn vertex(&self, side: Color, index: u64) -> Option<Vertex> {
-        let (_, entries, first) = self.sides.iter().find(|(s, _, _)| *s == side)?;
+        let (entries, first) = self.side(side);
         entries.binary_search(&index).ok().map(|k| first + k)
+    }
+
+    /// `side`'s entries (sorted) and the vertex of the first.
+    fn side(&self, side: Color) -> (&[u64], Vertex) {
+        let (_, entries, first) = self
+            .sides
+            .iter()
+            .find(|(s, _, _)| *s == side)
+            .expect("both sides are added before their moves");
+        (entries, *first)
     }
 
     /// Adds the moves of `side`'s entries (`moves[k]`: those of its `k`-th entry).
     fn add_moves(&mut self, side: Color, moves: &[Vec<LabelledMove>]) {
-        let first = self.vertex_first(side);
+        let first = self.side(side).1;
         for (k, moves) in moves.iter().enumerate() {
             for m in moves {
                 let to = self.vertex(!side, m.to).expect("a move into the slice");
@@ -538,17 +548,9 @@ impl Slice {
         }
     }
 
-    fn vertex_first(&self, side: Color) -> Vertex {
-        self.sides
-            .iter()
-            .find(|(s, _, _)| *s == side)
-            .expect("added")
-            .2
-    }
-
-    /// Marks the entries of the vertices `losses` (the defender's) in `seeds`; returns how many.
-    fn mark(&self, losses: impl Iterator<Item = Vertex>, seeds: &Bitmap) -> u64 {
-        let (_, entries, first) = &self.sides[0];
+    /// Marks the entries of `side`'s vertices `losses` in `seeds`; returns how many.
+    fn mark(&self, side: Color, losses: impl Iterator<Item = Vertex>, seeds: &Bitmap) -> u64 {
+        let (entries, first) = self.side(side);
         losses.map(|v| seeds.set(entries[v - first])).count() as u64
     }
 }
