@@ -47,12 +47,22 @@ use std::time::Duration;
 use store::StoreDir;
 use thiserror::Error;
 
-/// The rule set a table built under `rules` records in its header.
+/// The rule set a table built under `rules` records in its header (a table of a material the
+/// rules cannot change records [`RuleSet::DtcAny`]: [`RuleSet::for_material`]).
 pub(crate) fn rule_set(rules: Rules) -> RuleSet {
     match rules {
         Rules::None => RuleSet::DtcOrder0,
         Rules::Check => RuleSet::DtcCheck,
         Rules::Asian => RuleSet::DtcAsian,
+    }
+}
+
+/// The `--rules` value that builds tables of the rule set named `name`.
+fn rules_option(name: &str) -> &'static str {
+    match name {
+        "dtc-order0" => "none",
+        "dtc-check" => "check",
+        _ => "asian",
     }
 }
 
@@ -103,6 +113,51 @@ pub enum BuildError {
     /// The working directory exists, is not empty and is not an xqtb store.
     #[error("{0} exists and is not an xqtb working directory: refusing to use or delete it (choose another --tmp)")]
     ForeignDir(PathBuf),
+    /// The name of a store's checkpoint manifest is taken by something that is not a file.
+    #[error("{0} is not a file, but a build's checkpoint manifest has this name: remove it, or choose another --tmp")]
+    ManifestNotAFile(PathBuf),
+    /// A checkpoint was made under other rules than the build asks for: resuming it would mix
+    /// two rule sets' values in one table.
+    #[error(
+        "{} holds a checkpoint of a build of {material} under rule set {found} (order {order}, \
+         ply {ply}), but this build asks for {asked}: run it with --rules {} to resume it, or \
+         delete {} to start over",
+        store.display(),
+        rules_option(found),
+        store.display()
+    )]
+    CheckpointRules {
+        /// The store holding the checkpoint.
+        store: PathBuf,
+        /// The table.
+        material: Material,
+        /// The checkpoint's rule set.
+        found: String,
+        /// The rule set asked for.
+        asked: String,
+        /// Where the checkpoint is.
+        order: u16,
+        /// Its last ply.
+        ply: u32,
+    },
+    /// The table directory holds tables of another rule set: a directory holds one.
+    #[error(
+        "{} holds rule set {}, but this build asks for {}: a directory holds tables of one rule \
+         set (dtc-any tables, which no rule changes, serve all): build into another --dir, or \
+         run with --rules {}",
+        path.display(),
+        found.name(),
+        asked.name(),
+        rules_option(found.name())
+    )]
+    DirRules {
+        /// A table of the other rule set.
+        path: PathBuf,
+        /// Its rule set.
+        found: RuleSet,
+        /// The rule set asked for.
+        asked: RuleSet,
+    },
     /// A build failed but left a checkpoint it can resume from.
     #[error("{source} (its checkpoint is kept in {}: run the same command to resume, or delete it)", dir.display())]
     Kept {
@@ -217,41 +272,66 @@ impl TableReport {
     }
 }
 
-/// The header of `material`'s table if it is present, intact and of that material; a note on
-/// why not otherwise (`None` if there is no file).
+/// The header of `material`'s table if it is present and usable for this build: intact, of
+/// that material, written by this builder, of the build's rule set, and built from the
+/// supporting tables present now (`formats/build.md` §11); a note on why not otherwise (`None`
+/// if there is no file).
 fn present(opts: &BuildOptions, material: Material) -> Result<Header, Option<String>> {
     let path = table_path(&opts.dir, material);
     if !path.exists() {
         return Err(None);
     }
-    let rule_set = rule_set(opts.rules);
-    match TableFile::open(&path, 1 << 20).and_then(|f| f.verify_file_checksum().map(|()| f)) {
-        Ok(f)
-            if f.header().material == material
-                && f.header().builder == BUILDER_ID
-                && f.header().rule_set == rule_set =>
-        {
-            Ok(f.header().clone())
-        }
-        Ok(f) if f.header().material == material && f.header().builder == BUILDER_ID => {
-            Err(Some(format!(
-                "{} holds rule set {}, not {}: rebuilding",
-                path.display(),
-                f.header().rule_set.name(),
-                rule_set.name()
-            )))
-        }
-        Ok(f) if f.header().material == material => Err(Some(format!(
-            "{} was written by {:?}, not by this builder ({BUILDER_ID}): rebuilding",
+    let rule_set = rule_set(opts.rules).for_material(material);
+    let f = TableFile::open(&path, 0)
+        .and_then(|f| f.verify_file_checksum().map(|()| f))
+        .map_err(|e| Some(format!("{e}: rebuilding table {material}")))?;
+    let h = f.header();
+    let why = if h.material != material {
+        format!("{} holds {}, not {material}", path.display(), h.material)
+    } else if h.builder != BUILDER_ID {
+        format!(
+            "{} was written by {:?}, not by this builder ({BUILDER_ID})",
             path.display(),
-            f.header().builder
-        ))),
-        Ok(f) => Err(Some(format!(
-            "{} holds {}, not {material}: rebuilding",
+            h.builder
+        )
+    } else if h.rule_set != rule_set {
+        format!(
+            "{} holds rule set {}, not {}",
             path.display(),
-            f.header().material
-        ))),
-        Err(e) => Err(Some(format!("{e}: rebuilding table {material}"))),
+            h.rule_set.name(),
+            rule_set.name()
+        )
+    } else if let Some(why) = changed_support(opts, &f) {
+        why
+    } else {
+        return Ok(h.clone());
+    };
+    Err(Some(format!("{why}: rebuilding")))
+}
+
+/// Why `table` no longer belongs with the tables its captures lead to, if it does not: one of
+/// them is not the file it was built from.
+fn changed_support(opts: &BuildOptions, table: &TableFile) -> Option<String> {
+    table.header().supports.iter().find_map(|record| {
+        let path = table_path(&opts.dir, record.material);
+        let found = match TableFile::open(&path, 0) {
+            Ok(f) => f.as_support(),
+            Err(e) => return Some(format!("{}: its supporting table: {e}", table.path().display())),
+        };
+        record.check(&found, table.path(), &path).err().map(|e| e.to_string())
+    })
+}
+
+/// Fails if `--dir` holds a table of another rule set than the build's (`dtc-any` tables
+/// aside): a directory holds the tables of one rule set, which the probing API relies on.
+fn check_dir_rules(opts: &BuildOptions) -> Result<(), BuildError> {
+    let asked = rule_set(opts.rules);
+    match crate::table::rule_sets_in(&opts.dir)
+        .into_iter()
+        .find(|(_, r)| !r.combines_with(asked))
+    {
+        Some((path, found)) => Err(BuildError::DirRules { path, found, asked }),
+        None => Ok(()),
     }
 }
 
@@ -269,6 +349,11 @@ pub fn build(
         });
     }
     let tables = material.supporting();
+    // Every table the build needs can be built under these rules, and indexed: refused now,
+    // not after the tables before it are built.
+    for &m in &tables {
+        run::table_rules(m, opts.rules)?;
+    }
     // Nothing to do (and nothing to write) if every table is present and no working files of
     // theirs are left over.
     let mut settled = Vec::new();
@@ -283,6 +368,7 @@ pub fn build(
     if settled.len() == tables.len() {
         return Ok(settled);
     }
+    check_dir_rules(opts)?;
     for d in [&opts.dir, &opts.tmp] {
         std::fs::create_dir_all(d).map_err(|source| BuildError::Io {
             path: d.clone(),
@@ -310,6 +396,8 @@ fn build_tables(
     } else {
         crate::lock::DirLock::try_acquire(&opts.dir)?
     };
+    // Checked again under the lock: another build may have written tables meanwhile.
+    check_dir_rules(opts)?;
     let mut reports = Vec::new();
     for m in tables {
         match present(opts, m) {
@@ -351,6 +439,10 @@ fn check_space(opts: &BuildOptions, material: Material) -> Result<(), BuildError
 /// After a failed build of `material`: a checkpoint it can resume from is kept (and the error
 /// says so); otherwise its working files go.
 fn clean_up_after(e: BuildError, opts: &BuildOptions, material: Material) -> BuildError {
+    if let BuildError::CheckpointRules { .. } | BuildError::ManifestNotAFile(_) = e {
+        // The store is left as it is; the error says what to do with it.
+        return e;
+    }
     match StoreDir::keep_checkpoint(&opts.tmp, material) {
         Some(dir) => BuildError::Kept {
             source: Box::new(e),

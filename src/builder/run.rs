@@ -4,7 +4,7 @@ use super::dtc;
 use super::layout::Layout;
 use super::plan::{chunk_bytes, plan_chunks, Plan, MIN_STREAM_CHUNK, SUB_CACHE};
 use super::rules::solve_orders;
-use super::store::{Manifest, StoreDir};
+use super::store::{Manifest, Provenance, StoreDir};
 use super::sub::Subtables;
 use super::work::Work;
 use super::write::write_table;
@@ -17,7 +17,7 @@ use crate::piece::{Color, Role};
 use crate::retro::graph::Graph;
 use crate::retro::numbering::Numbering;
 use crate::retro::Progress;
-use crate::table::table_path;
+use crate::table::{table_path, RuleSet, SupportingTable};
 use std::time::Instant;
 
 /// Entries per side of each table `material`'s captures lead to.
@@ -57,19 +57,49 @@ pub fn build_table(
 ) -> Result<TableReport, BuildError> {
     let start = Instant::now();
     let store = StoreDir::open(StoreDir::path_for(&opts.tmp, material))?;
-    // A checkpoint fixes the chunk length; an unreadable one is reported and ignored.
-    let manifest = store.read_manifest().unwrap_or_else(|e| {
-        progress.note(&format!(
-            "{material}: {e}; restarting this table from scratch"
-        ));
-        None
-    });
+    let rule_set = super::rule_set(opts.rules).for_material(material);
+    // A checkpoint fixes the chunk length; an unreadable one is reported and ignored, one of
+    // other rules refused.
+    let manifest = match store.read_manifest() {
+        Err(e @ BuildError::ManifestNotAFile(_)) => return Err(e),
+        Err(e) => {
+            progress.note(&format!(
+                "{material}: {e}; restarting this table from scratch"
+            ));
+            None
+        }
+        Ok(m) => m,
+    };
+    if let Some(m) = manifest.as_ref() {
+        if m.provenance.rule_set != rule_set.name() {
+            return Err(BuildError::CheckpointRules {
+                store: store.dir.clone(),
+                material,
+                found: m.provenance.rule_set.clone(),
+                asked: rule_set.name().into(),
+                order: m.order,
+                ply: m.ply,
+            });
+        }
+    }
     let table = plan(material, opts, manifest.as_ref())?;
     table.note(&store, progress);
-    let (mut work, from) = resume_or_initialise(&table, opts, store, manifest, progress)?;
+    // Opened before the state takes its memory (the plan counts both).
+    let (subs, _) = Subtables::open(
+        &opts.dir,
+        material,
+        rule_set,
+        table.plan.pack_budget,
+        SUB_CACHE as usize,
+    )?;
+    let provenance = Provenance::new(rule_set, subs.supports());
+    let (mut work, from) =
+        resume_or_initialise(&table, opts, store, manifest, (&subs, provenance), progress)?;
     let (plies, max_order) = solve(&mut work, &table, from, opts, progress)?;
     let resident = work.resident();
-    let positions = write(work, &table, opts, max_order, progress)?;
+    let supports = subs.supports().to_vec();
+    drop(subs);
+    let positions = write(work, &table, opts, (rule_set, &supports), max_order, progress)?;
     Ok(TableReport {
         material,
         entries: table.layout.entries(),
@@ -79,6 +109,30 @@ pub fn build_table(
         plies,
         max_order,
     })
+}
+
+/// The rules on endless play that apply to `material`'s table built under `rules` (none to a
+/// table where one side alone has attacking pieces: Fang, Section 1), with its pieces'
+/// numbering for chases; an error if its pieces cannot be numbered or indexed.
+pub(super) fn table_rules(
+    material: Material,
+    rules: Rules,
+) -> Result<(Rules, Numbering), BuildError> {
+    Indexer::new(material)?;
+    let rules = if material.rules_apply() {
+        rules
+    } else {
+        Rules::None
+    };
+    let numbering = match rules {
+        Rules::Asian => Numbering::new(material).map_err(|e| {
+            BuildError::Rules(format!(
+                "table {material}: {e} (build it with --rules check or none)"
+            ))
+        })?,
+        _ => Numbering::kings_only(),
+    };
+    Ok((rules, numbering))
 }
 
 /// The build's plan: which rules apply (one-sided tables are not affected by the rules on
@@ -91,17 +145,7 @@ fn plan(
 ) -> Result<TablePlan, BuildError> {
     let graph = Graph::new(Indexer::new(material)?);
     let n = graph.indexer().size();
-    let rules = if crate::retro::affected(material) {
-        opts.rules
-    } else {
-        Rules::None
-    };
-    // Refused before any work, not after order 0.
-    let numbering = match rules {
-        Rules::Asian => Numbering::new(material)
-            .map_err(|e| BuildError::Rules(format!("{e} (build it with --rules check or none)")))?,
-        _ => Numbering::kings_only(),
-    };
+    let (rules, numbering) = table_rules(material, opts.rules)?;
     // A resumed build keeps its checkpoint's chunks; a new one may take shorter chunks than
     // asked to keep the unresolved filter.
     let (asked, shortest) = match manifest.filter(|m| m.entries == n) {
@@ -167,14 +211,15 @@ impl TablePlan {
         ));
     }
 
-    /// An empty working state in `store`, as planned.
-    fn work(&self, store: StoreDir, opts: &BuildOptions) -> Work {
+    /// An empty working state in `store`, as planned, of a build of that provenance.
+    fn work(&self, store: StoreDir, opts: &BuildOptions, provenance: Provenance) -> Work {
         Work::new(
             self.material,
             self.layout,
             store,
             &self.plan,
             !opts.push_only,
+            provenance,
         )
     }
 }
@@ -187,19 +232,17 @@ fn resume_or_initialise(
     opts: &BuildOptions,
     store: StoreDir,
     manifest: Option<Manifest>,
+    (subs, provenance): (&Subtables, Provenance),
     progress: &dyn Progress,
 ) -> Result<(Work, (u16, u32)), BuildError> {
     let material = table.material;
-    // Opened before the state takes its memory (the plan counts both).
-    let (subs, _) = Subtables::open(
-        &opts.dir,
-        material,
-        table.plan.pack_budget,
-        SUB_CACHE as usize,
-    )?;
-    let mut work = table.work(store, opts);
+    let mut work = table.work(store, opts, provenance.clone());
     if let Some(m) = manifest {
-        match work.load(&m, &dtc::select(m.order, m.ply)) {
+        let loaded = match m.provenance.differs_from(&provenance) {
+            Some(why) => Err(BuildError::Checkpoint(why)),
+            None => work.load(&m, &dtc::select(m.order, m.ply)),
+        };
+        match loaded {
             Ok(()) => {
                 progress.note(&format!(
                     "{material}: resuming after order {} ply {}",
@@ -211,12 +254,12 @@ fn resume_or_initialise(
                 progress.note(&format!(
                     "{material}: {e}; restarting this table from scratch"
                 ));
-                work = table.work(work.into_store(), opts);
+                work = table.work(work.into_store(), opts, provenance);
             }
         }
     }
     work.remove_unreferenced_files()?;
-    dtc::initialise(&mut work, &table.graph, &subs, progress)?;
+    dtc::initialise(&mut work, &table.graph, subs, progress)?;
     Ok((work, (0, 0)))
 }
 
@@ -298,6 +341,7 @@ fn write(
     mut work: Work,
     table: &TablePlan,
     opts: &BuildOptions,
+    (rule_set, supports): (RuleSet, &[SupportingTable]),
     max_order: u16,
     progress: &dyn Progress,
 ) -> Result<u64, BuildError> {
@@ -306,7 +350,7 @@ fn write(
         &work,
         table.graph.indexer(),
         &table_path(&opts.dir, table.material),
-        super::rule_set(opts.rules),
+        (rule_set, supports),
         max_order,
         progress,
     )?;

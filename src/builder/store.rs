@@ -11,6 +11,7 @@
 use super::BuildError;
 use crate::material::Material;
 use crate::piece::Color;
+use crate::table::{RuleSet, SupportingTable};
 use byteorder::{ByteOrder, LittleEndian as LE};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -22,7 +23,7 @@ use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 const CHUNK_MAGIC: [u8; 8] = *b"XQTBCHK2";
 const CHUNK_HEADER: usize = 32;
 /// Version of the working-store layout (chunk files and manifest).
-pub const STORE_VERSION: u32 = 2;
+pub const STORE_VERSION: u32 = 3;
 /// The file that marks a directory as an xqtb store.
 const MARKER: &str = "XQTB-WORK";
 const MARKER_TEXT: &[u8] = b"xqtb working directory: deleted when its table is written\n";
@@ -146,8 +147,84 @@ pub struct Manifest {
     pub ply: u32,
     /// Current file of every chunk: Red to move's, then Black to move's.
     pub chunks: [Vec<ChunkRecord>; 2],
+    /// What the entries' values depend on besides the material.
+    pub provenance: Provenance,
     /// crc32 of this manifest's compact JSON with this field 0.
     pub crc32: u32,
+}
+
+/// What a build's values depend on besides its material: the program, the table format and
+/// rule set it writes, and the supporting tables it read. A checkpoint resumes only under the
+/// same provenance.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct Provenance {
+    /// The builder ([`crate::table::BUILDER_ID`]).
+    pub builder: String,
+    /// The table format written ([`crate::table::FORMAT_VERSION`]).
+    pub format_version: u32,
+    /// The table's rule set, by name (`dtc-asian`).
+    pub rule_set: String,
+    /// The tables the captures lead to, as read (`formats/table.md` §4.1).
+    pub supports: Vec<SupportRecord>,
+}
+
+/// A supporting table as a manifest records it.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
+pub struct SupportRecord {
+    /// Its material.
+    pub material: String,
+    /// Its rule set, by name.
+    pub rule_set: String,
+    /// Its trailer (the crc32 of its other bytes).
+    pub file_crc: u32,
+    /// Its length in bytes.
+    pub file_len: u64,
+}
+
+impl Provenance {
+    /// The provenance of a table of `rule_set` built by this program from `supports`.
+    pub fn new(rule_set: RuleSet, supports: &[SupportingTable]) -> Provenance {
+        Provenance {
+            builder: crate::table::BUILDER_ID.to_string(),
+            format_version: crate::table::FORMAT_VERSION,
+            rule_set: rule_set.name().to_string(),
+            supports: supports
+                .iter()
+                .map(|s| SupportRecord {
+                    material: s.material.to_string(),
+                    rule_set: s.rule_set.name().to_string(),
+                    file_crc: s.file_crc,
+                    file_len: s.file_len,
+                })
+                .collect(),
+        }
+    }
+
+    /// Why a checkpoint of provenance `self` cannot go on as a build of `now`'s, if it cannot.
+    pub fn differs_from(&self, now: &Provenance) -> Option<String> {
+        if self.builder != now.builder || self.format_version != now.format_version {
+            return Some(format!(
+                "the checkpoint was made by {} (table format {}), this is {} (format {})",
+                self.builder, self.format_version, now.builder, now.format_version
+            ));
+        }
+        let changed = self
+            .supports
+            .iter()
+            .zip(&now.supports)
+            .find(|(a, b)| a != b)
+            .map(|(a, _)| a.material.clone());
+        match changed {
+            _ if self.supports.len() != now.supports.len() => {
+                Some("the checkpoint was computed from other supporting tables".into())
+            }
+            Some(m) => Some(format!(
+                "the checkpoint was computed from another {m} table than the one present \
+                 (rebuilt or replaced since)"
+            )),
+            None => None,
+        }
+    }
 }
 
 impl Manifest {
@@ -475,13 +552,28 @@ impl StoreDir {
     /// fails its checksum.
     pub fn read_manifest(&self) -> Result<Option<Manifest>, BuildError> {
         let path = self.manifest_path();
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
+        match std::fs::symlink_metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(io(&path)(e)),
-        };
+            // Not ours to delete, and no checkpoint: the build cannot go on beside it.
+            Ok(meta) if !meta.is_file() => {
+                return Err(BuildError::ManifestNotAFile(path))
+            }
+            _ => {}
+        }
+        let bytes = std::fs::read(&path).map_err(io(&path))?;
         let bad = |what: String| BuildError::Checkpoint(format!("{}: {what}", path.display()));
-        let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| bad(e.to_string()))?;
+        let m: Manifest = serde_json::from_slice(&bytes).map_err(|e| {
+            match serde_json::from_slice::<serde_json::Value>(&bytes)
+                .ok()
+                .and_then(|v| v.get("store_version")?.as_u64())
+            {
+                Some(v) if v != STORE_VERSION as u64 => bad(format!(
+                    "a checkpoint of store version {v}; this program resumes version \
+                     {STORE_VERSION}"
+                )),
+                _ => bad(e.to_string()),
+            }
+        })?;
         if m.crc32 != m.checksum() {
             return Err(bad("checksum mismatch".into()));
         }

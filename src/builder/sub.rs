@@ -9,7 +9,7 @@ use crate::index::Indexer;
 use crate::material::Material;
 use crate::piece::{Color, Piece, Role};
 use crate::position::Position;
-use crate::table::{table_path, TableFile};
+use crate::table::{table_path, RuleSet, SupportingTable, TableError, TableFile};
 use crate::value::Outcome;
 use rayon::prelude::*;
 use std::path::Path;
@@ -32,6 +32,8 @@ struct Sub {
 pub struct Subtables {
     by_code: [Option<usize>; 16],
     subs: Vec<Sub>,
+    /// What the build records of each (`formats/table.md` §4.1), by material.
+    supports: Vec<SupportingTable>,
 }
 
 /// Bytes of one side of a table with `entries` entries per side, packed.
@@ -42,10 +44,12 @@ pub fn packed_bytes(entries: u64) -> u64 {
 impl Subtables {
     /// Opens the tables that `material`'s captures lead to, packing those that fit in
     /// `pack_budget` bytes (smallest first) and reading the rest through caches of
-    /// `cache_bytes` each. Returns them and the bytes they hold.
+    /// `cache_bytes` each. Returns them and the bytes they hold. Each must be of a rule set that
+    /// combines with `rule_set`, the table's.
     pub fn open(
         dir: &Path,
         material: Material,
+        rule_set: RuleSet,
         pack_budget: u64,
         cache_bytes: usize,
     ) -> Result<(Subtables, u64), BuildError> {
@@ -81,18 +85,15 @@ impl Subtables {
             .collect::<Result<_, _>>()?;
         order.sort_by_key(|&i| bytes[i]);
         let mut slots: Vec<Option<Sub>> = wanted.iter().map(|_| None).collect();
+        let mut supports = Vec::new();
         let mut used = 0u64;
         for i in order {
             let (m, flip) = wanted[i];
             let path = table_path(dir, m);
             let file = TableFile::open(&path, cache_bytes)?;
-            if file.header().material != m {
-                return Err(crate::table::TableError::WrongMaterial {
-                    path,
-                    expected: m,
-                    found: file.header().material,
-                }
-                .into());
+            check_support(&file, m, rule_set)?;
+            if !supports.iter().any(|s: &SupportingTable| s.material == m) {
+                supports.push(file.as_support());
             }
             let source = if used + bytes[i] <= pack_budget {
                 used += bytes[i];
@@ -107,8 +108,10 @@ impl Subtables {
                 source,
             });
         }
+        supports.sort_by_key(|s| s.material);
         Ok((
             Subtables {
+                supports,
                 by_code,
                 subs: slots
                     .into_iter()
@@ -117,6 +120,11 @@ impl Subtables {
             },
             used,
         ))
+    }
+
+    /// The tables as read, by material: what the table built from them records.
+    pub fn supports(&self) -> &[SupportingTable] {
+        &self.supports
     }
 
     /// The outcome, for its side to move, of `child`, a position reached by capturing a piece
@@ -157,6 +165,27 @@ impl Subtables {
             Source::File(f) => Ok(f.outcome_legal(side, index)?),
         }
     }
+}
+
+/// Fails unless `file` holds `material` under a rule set that combines with `rule_set`.
+fn check_support(file: &TableFile, material: Material, rule_set: RuleSet) -> Result<(), BuildError> {
+    let h = file.header();
+    if h.material != material {
+        return Err(TableError::WrongMaterial {
+            path: file.path().to_owned(),
+            expected: material,
+            found: h.material,
+        }
+        .into());
+    }
+    if !h.rule_set.combines_with(rule_set) {
+        return Err(BuildError::DirRules {
+            path: file.path().to_owned(),
+            found: h.rule_set,
+            asked: rule_set,
+        });
+    }
+    Ok(())
 }
 
 /// Packs the sides `sides` of `file` (its WDL stream only).

@@ -5,7 +5,7 @@ use super::buffers::Buffers;
 use super::entry;
 use super::layout::Layout;
 use super::plan::Plan;
-use super::store::{Chunk, ChunkRecord, Log, Manifest, StoreDir, STORE_VERSION};
+use super::store::{Chunk, ChunkRecord, Log, Manifest, Provenance, StoreDir, STORE_VERSION};
 use super::BuildError;
 use crate::material::Material;
 use crate::piece::{ByColor, Color};
@@ -34,6 +34,8 @@ pub struct Work {
     material: Material,
     /// How each side's entries split into chunks.
     layout: Layout,
+    /// What the values depend on, recorded in every checkpoint.
+    provenance: Provenance,
     /// The working directory: chunk files, update logs and the manifest.
     pub(super) store: StoreDir,
     /// Where the entries live: resident chunks, or chunk files in `store`.
@@ -105,6 +107,7 @@ impl Work {
         store: StoreDir,
         plan: &Plan,
         pull: bool,
+        provenance: Provenance,
     ) -> Work {
         let n = layout.entries();
         let (resident, unresolved_filter) = (plan.resident, plan.unresolved_filter);
@@ -115,6 +118,7 @@ impl Work {
             material,
             layout,
             store,
+            provenance,
             entries: if resident {
                 Entries::Resident(ByColor::new(|_| Vec::new()))
             } else {
@@ -486,6 +490,7 @@ impl Work {
             order,
             ply,
             chunks: [Vec::new(), Vec::new()],
+            provenance: self.provenance.clone(),
             crc32: 0,
         }
     }
@@ -568,7 +573,8 @@ mod tests {
             chunk_buffers: 2,
             total: 0,
         };
-        let mut work = Work::new("KRKN".parse().unwrap(), layout, store, &plan, true);
+        let provenance = Provenance::new(crate::table::RuleSet::DtcAsian, &[]);
+        let mut work = Work::new("KRKN".parse().unwrap(), layout, store, &plan, true, provenance);
         let select = Select {
             frontier: u32::MAX - 1,
             next: u32::MAX - 1,

@@ -8,6 +8,7 @@ use crate::index::Indexer;
 use crate::piece::{ByColor, Color};
 use crate::retro::Progress;
 use crate::table::{
+    SupportingTable,
     distance_implied, merge_tallies, Firsts, Histogram, RuleSet, SideCounts, TableWriter, Tally,
 };
 use crate::value::{Value, CODE_NONE};
@@ -69,13 +70,19 @@ pub fn write_table(
     work: &Work,
     indexer: &Indexer,
     path: &Path,
-    rule_set: RuleSet,
+    (rule_set, supports): (RuleSet, &[SupportingTable]),
     max_order: u16,
     progress: &dyn Progress,
 ) -> Result<u64, BuildError> {
     let layout = work.layout();
     let derived = derived_side(work)?;
-    let mut w = TableWriter::create(path, work.material(), layout.entries(), Some(derived))?;
+    let mut w = TableWriter::create(
+        path,
+        work.material(),
+        layout.entries(),
+        Some(derived),
+        supports,
+    )?;
     let mut sides = ByColor::<SideCounts>::default();
     let mut tallies: ByColor<(Histogram, Firsts)> = Default::default();
     progress.start(&format!("{} write", work.material()), 2 * layout.entries());

@@ -27,15 +27,3 @@ pub use graph::Graph;
 pub use orders::RuleState;
 pub use progress::{Progress, Silent};
 
-use crate::material::Material;
-use crate::piece::{Color, Role};
-
-/// Can endless play decide anything in `material`? Only if both sides have an attacking piece
-/// (Fang, Section 1: otherwise the rules on endless play change nothing).
-pub fn affected(material: Material) -> bool {
-    Color::ALL.into_iter().all(|c| {
-        [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn]
-            .into_iter()
-            .any(|r| material.count(c, r) > 0)
-    })
-}

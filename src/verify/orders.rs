@@ -23,7 +23,7 @@ use crate::index::Indexer;
 use crate::material::Material;
 use crate::piece::{ByColor, Color};
 use crate::retro::numbering::Numbering;
-use crate::retro::{affected, Bitmap, Graph};
+use crate::retro::{Bitmap, Graph};
 use crate::table::{Header, RuleSet};
 use crate::tablebase::{OpenTable, ProbeError, Tablebase};
 use crate::value::{Outcome, Value};
@@ -38,7 +38,9 @@ fn rules_of(h: &Header) -> Option<Rules> {
     match h.rule_set {
         RuleSet::DtcOrder0 => None,
         RuleSet::DtcCheck => Some(Rules::Check),
-        RuleSet::DtcAsian => Some(Rules::Asian),
+        // Rules cannot change a dtc-any table: re-deriving its orders under the Asian rules
+        // must find none.
+        RuleSet::DtcAsian | RuleSet::DtcAny => Some(Rules::Asian),
     }
 }
 
@@ -52,7 +54,7 @@ pub(super) fn verify_orders(
 ) -> Result<(), ProbeError> {
     let t = tb.table(material)?;
     let h = t.file.header().clone();
-    let Some(rules) = rules_of(&h).filter(|_| affected(material)) else {
+    let Some(mut rules) = rules_of(&h) else {
         return Ok(());
     };
     let numbering = match rules {
@@ -61,6 +63,12 @@ pub(super) fn verify_orders(
     };
     let numbering = match numbering {
         Ok(n) => n,
+        // A dtc-any table whose pieces cannot be numbered for chases is checked for perpetual
+        // check at least.
+        Err(_) if h.rule_set == RuleSet::DtcAny => {
+            rules = Rules::Check;
+            Numbering::kings_only()
+        }
         Err(e) => {
             let file = format!("header of {}", t.file.path().display());
             fail(

@@ -28,7 +28,7 @@ fn build_in(dir: &Path, m: &str, opts: &BuildOptions, threads: usize) {
     assert!(table_path(dir, m.parse().unwrap()).exists());
 }
 
-fn open(dir: &Path, m: &str) -> TableFile<xqtb::table::Mapped> {
+fn open(dir: &Path, m: &str) -> TableFile {
     TableFile::open(&table_path(dir, m.parse().unwrap()), 1 << 20).unwrap()
 }
 
@@ -384,7 +384,7 @@ fn verify_rederives_every_orders_seeds() {
     let plain_tb = Tablebase::open(none.path()).unwrap();
     let h = plain.header().clone();
     let path = table_path(dir.path(), "KRKN".parse().unwrap());
-    let mut w = TableWriter::create(&path, h.material, h.entries, h.derived).unwrap();
+    let mut w = TableWriter::create(&path, h.material, h.entries, h.derived, &h.supports).unwrap();
     for side in Color::ALL {
         for block in 0..h.blocks_per_side() {
             w.write(
@@ -435,7 +435,7 @@ fn verify_checks_the_value_tables_counts() {
     *hist.get_mut(&(0, 3)).unwrap() += 1;
     drop((built, tb));
     let path = table_path(dir.path(), h.material);
-    let mut w = TableWriter::create(&path, h.material, h.entries, h.derived).unwrap();
+    let mut w = TableWriter::create(&path, h.material, h.entries, h.derived, &h.supports).unwrap();
     for (side, c) in Color::ALL.into_iter().zip(&codes) {
         w.write(side, c).unwrap();
     }
@@ -537,6 +537,7 @@ fn verify_checks_a_derived_sides_outcomes() {
         h.material,
         h.entries,
         h.derived,
+        &h.supports,
     )
     .unwrap();
     for (side, c) in Color::ALL.into_iter().zip(&codes) {

@@ -176,11 +176,12 @@ fn the_wdl_path_reads_no_distances() {
             std::fs::copy(&p, d.path().join(p.file_name().unwrap())).unwrap();
         }
     }
-    // Damage the first distance block (side 0, block 0: it starts right after the 256-byte
-    // header, formats/table.md §3).
+    // Damage the first distance block (side 0, block 0: it starts right after the header and
+    // the supporting-table list, formats/table.md §3).
     let path = d.path().join(format!("{MAT}.xqtb"));
+    let data = xqtb::table::read_header(&path).unwrap().data_offset() as usize;
     let mut bytes = std::fs::read(&path).unwrap();
-    bytes[256 + 20] ^= 0x55;
+    bytes[data + 20] ^= 0x55;
     std::fs::write(&path, bytes).unwrap();
     let tb = Tablebase::open(d.path()).unwrap();
     let good = Tablebase::open(tables()).unwrap();

@@ -99,6 +99,33 @@ impl Material {
         })
     }
 
+    /// The tables one capture leads to: the canonical materials after one capture by either
+    /// side, each once, sorted. They are a table's supporting tables, which its file names.
+    pub fn captures_into(&self) -> Vec<Material> {
+        let mut out: Vec<Material> = Color::ALL
+            .into_iter()
+            .flat_map(|c| Role::ALL.into_iter().map(move |r| (c, r)))
+            .filter_map(|(c, r)| self.captured(c, r))
+            .map(|m| m.canonical())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Can the rules on endless play (perpetual check and chase) change any value of this
+    /// material? Only if both sides have attacking pieces (rook, horse, cannon or pawn): tables
+    /// with attacking pieces on one side only are not affected by these rules (Fang, "The
+    /// Nature of Retrograde Analysis for Chinese Chess", 2005, Section 1, after Fang, Hsu and
+    /// Hsu, 2000), and have the same values under every rule set.
+    pub fn rules_apply(&self) -> bool {
+        Color::ALL.into_iter().all(|c| {
+            [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn]
+                .into_iter()
+                .any(|r| self.count(c, r) > 0)
+        })
+    }
+
     /// Total pieces on the board, kings included.
     pub fn piece_count(&self) -> u32 {
         self.counts.iter().flatten().map(|&c| c as u32).sum()

@@ -7,6 +7,12 @@
 //! A [`Tablebase`] is `Send + Sync`: share one (`Arc` or a reference) between search threads.
 //! Tables are opened on first use and kept open; each has its own bounded block cache.
 //!
+//! Tables are only probed together when they belong together (`formats/table.md` §4.1): a
+//! directory holds tables of one rule set (besides `dtc-any` tables, which serve every rule
+//! set), and a table opens only if each table its captures lead to, where present, is the very
+//! file it was built from. Otherwise probes of it fail with a [`ProbeError::Unusable`] naming
+//! both files. [`Tablebase::refresh`] notices tables rebuilt on disk and reopens them.
+//!
 //! ```
 //! use xqtb_core::tablebase::{LineEnd, Tablebase};
 //! use xqtb_core::value::{Outcome, Value};
@@ -39,7 +45,7 @@ use crate::index::{IndexError, Indexer};
 use crate::material::Material;
 use crate::piece::Color;
 use crate::position::{Move, Position};
-use crate::table::{table_path, TableError, TableFile};
+use crate::table::{table_path, RuleSet, TableError, TableFile};
 use crate::value::{Outcome, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -102,6 +108,62 @@ pub enum ProbeError {
 pub struct OpenTable {
     /// The table file (stored values; [`Tablebase::probe_dtc`] resolves them).
     pub file: TableFile,
+    /// The file as it was when opened: a table rebuilt on disk since differs.
+    stamp: FileStamp,
+}
+
+/// What tells a file rewritten or replaced on disk from the one opened: its inode, length and
+/// modification time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct FileStamp {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+}
+
+impl FileStamp {
+    fn of(meta: &std::fs::Metadata) -> FileStamp {
+        use std::os::unix::fs::MetadataExt;
+        FileStamp {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+        }
+    }
+
+    /// The stamp of the file `path` names now; `None` if there is none.
+    fn of_path(path: &Path) -> Option<FileStamp> {
+        std::fs::metadata(path).ok().map(|m| FileStamp::of(&m))
+    }
+}
+
+/// The rule set of the directory's tables that the rules on endless play can change (all but
+/// `dtc-any` tables), as a scan of their headers found it.
+#[derive(Clone, Debug)]
+enum DirRules {
+    /// No such table yet: the first one opened sets it.
+    Unknown,
+    /// Every such table has this rule set (the path is one of them).
+    One(RuleSet, PathBuf),
+    /// Two tables of different rule sets: none of those tables is probed.
+    Mixed((RuleSet, PathBuf), (RuleSet, PathBuf)),
+}
+
+/// The rule sets of the tables in `dir` whose values the rules can change (files that cannot
+/// be read are left for their own probes to report).
+fn scan_rules(dir: &Path) -> DirRules {
+    let mut found = DirRules::Unknown;
+    for (path, rule_set) in crate::table::rule_sets_in(dir) {
+        found = match found {
+            _ if rule_set == RuleSet::DtcAny => found,
+            DirRules::Unknown => DirRules::One(rule_set, path),
+            DirRules::One(r, p) if r != rule_set => DirRules::Mixed((r, p), (rule_set, path)),
+            other => other,
+        };
+    }
+    found
 }
 
 impl OpenTable {
@@ -118,10 +180,13 @@ pub struct Tablebase {
     /// Check each table's whole-file checksum when it is first opened.
     check_files: bool,
     open: Mutex<HashMap<Material, Arc<OpenTable>>>,
-    /// Tables that failed to open or their checks, with why.
-    failed: Mutex<HashMap<Material, Arc<TableError>>>,
-    /// Distinguishes this tablebase in the threads' caches of the last table probed.
-    id: u64,
+    /// Tables that failed to open or their checks, with why and the file as it was then.
+    failed: Mutex<HashMap<Material, (Arc<TableError>, Option<FileStamp>)>>,
+    /// The rule set of the directory's tables (those the rules can change).
+    rules: Mutex<DirRules>,
+    /// Distinguishes this tablebase, and its tables since the last change on disk, in the
+    /// threads' caches of the last table probed.
+    id: AtomicU64,
 }
 
 /// Numbers [`Tablebase`]s for [`LAST`].
@@ -201,8 +266,40 @@ impl Tablebase {
             check_files: false,
             open: Mutex::new(HashMap::new()),
             failed: Mutex::new(HashMap::new()),
-            id: NEXT_ID.fetch_add(1, Relaxed),
+            rules: Mutex::new(scan_rules(dir)),
+            id: AtomicU64::new(NEXT_ID.fetch_add(1, Relaxed)),
         }
+    }
+
+    /// Notices tables changed on disk since they were opened (rewritten, replaced, removed,
+    /// truncated) or since they failed: if any did, every table is closed, every remembered
+    /// failure forgotten and the directory's rule set read again, so the next probes open the
+    /// files as they are now (a table opened again checks its supporting tables again). One
+    /// `stat` per table opened or failed. Returns whether anything changed. A probe under way
+    /// keeps reading the table it started with.
+    pub fn refresh(&self) -> bool {
+        let path = |m: &Material| table_path(&self.dir, *m);
+        let open_changed = self
+            .open
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(m, t)| FileStamp::of_path(&path(m)) != Some(t.stamp));
+        let failed_changed = || {
+            self.failed
+                .lock()
+                .unwrap()
+                .iter()
+                .any(|(m, (_, stamp))| FileStamp::of_path(&path(m)) != *stamp)
+        };
+        if !open_changed && !failed_changed() {
+            return false;
+        }
+        self.open.lock().unwrap().clear();
+        self.failed.lock().unwrap().clear();
+        *self.rules.lock().unwrap() = scan_rules(&self.dir);
+        self.id.store(NEXT_ID.fetch_add(1, Relaxed), Relaxed);
+        true
     }
 
     /// Checks each table's whole-file checksum when it is first opened (one read of the whole
@@ -221,7 +318,7 @@ impl Tablebase {
             .lock()
             .unwrap()
             .get(&material.canonical())
-            .cloned()
+            .map(|(e, _)| e.clone())
     }
 
     /// The directory the tables are read from.
@@ -246,6 +343,7 @@ impl Tablebase {
                 path,
             });
         }
+        let stamp = FileStamp::of_path(&path);
         match self.open_checked(material, path) {
             Ok(t) => {
                 let t = Arc::new(t);
@@ -254,15 +352,22 @@ impl Tablebase {
             }
             Err(e) => {
                 let source = Arc::new(e);
-                self.failed.lock().unwrap().insert(material, source.clone());
+                self.failed
+                    .lock()
+                    .unwrap()
+                    .insert(material, (source.clone(), stamp));
                 Err(ProbeError::Unusable { material, source })
             }
         }
     }
 
-    /// Opens the table file of `material` at `path` and checks it.
+    /// Opens the table file of `material` at `path` and checks it: its material, its rule set
+    /// against the directory's, the tables it was built from against those present, and (with
+    /// [`Tablebase::with_file_checksums`]) its whole-file checksum.
     fn open_checked(&self, material: Material, path: PathBuf) -> Result<OpenTable, TableError> {
         let file = TableFile::open(&path, self.cache_bytes)?;
+        // The stamp of the file opened (not of the path, which may have changed meanwhile).
+        let stamp = FileStamp::of(&file.metadata().map_err(TableError::io(&path))?);
         if file.header().material != material {
             return Err(TableError::WrongMaterial {
                 path,
@@ -270,10 +375,45 @@ impl Tablebase {
                 found: file.header().material,
             });
         }
+        self.check_rule_set(&file)?;
+        for record in &file.header().supports {
+            // A support that is absent or unusable fails the probes that need it, with its own
+            // error; one that opens must be the file this table was built from.
+            if let Ok(support) = self.table(record.material) {
+                record.check(&support.file.as_support(), &path, support.file.path())?;
+            }
+        }
         if self.check_files {
             file.verify_file_checksum()?;
         }
-        Ok(OpenTable { file })
+        Ok(OpenTable { file, stamp })
+    }
+
+    /// Fails unless `file`'s rule set combines with the directory's (the first table of rules
+    /// opened sets it when the scan found none).
+    fn check_rule_set(&self, file: &TableFile) -> Result<(), TableError> {
+        let rule_set = file.header().rule_set;
+        if rule_set == RuleSet::DtcAny {
+            return Ok(());
+        }
+        let mut rules = self.rules.lock().unwrap();
+        let mismatch = |(other_rule_set, other): &(RuleSet, PathBuf)| TableError::RuleSetMismatch {
+            path: file.path().to_owned(),
+            rule_set,
+            other: other.clone(),
+            other_rule_set: *other_rule_set,
+        };
+        match &*rules {
+            DirRules::Unknown => {
+                *rules = DirRules::One(rule_set, file.path().to_owned());
+                Ok(())
+            }
+            DirRules::One(r, _) if *r == rule_set => Ok(()),
+            DirRules::One(r, p) => Err(mismatch(&(*r, p.clone()))),
+            // Which rule set is meant cannot be told: every table of either is refused, naming
+            // one of the other.
+            DirRules::Mixed(a, b) => Err(mismatch(if a.0 == rule_set { b } else { a })),
+        }
     }
 
     /// The value of a legal position for its side to move: draw, or order and distance to
@@ -431,8 +571,9 @@ impl Tablebase {
             Ok(read(t, p.turn(), t.indexer().encode(p)?)?)
         };
         let mut read = Some(read);
+        let id = self.id.load(Relaxed);
         let hit = LAST.with_borrow(|last| match last {
-            Some((id, m, t)) if *id == self.id && *m == material => {
+            Some((last_id, m, t)) if *last_id == id && *m == material => {
                 Some(entry(t, read.take().expect("unused")))
             }
             _ => None,
@@ -441,7 +582,7 @@ impl Tablebase {
             return r;
         }
         let t = self.table(material)?;
-        LAST.with_borrow_mut(|last| *last = Some((self.id, material, t.clone())));
+        LAST.with_borrow_mut(|last| *last = Some((id, material, t.clone())));
         entry(&t, read.take().expect("unused"))
     }
 

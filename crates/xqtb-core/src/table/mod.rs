@@ -27,7 +27,7 @@ mod read;
 mod stats;
 mod write;
 
-pub use read::{cache_limit, Mapped, ReadAt, TableFile};
+pub use read::{cache_limit, read_header, ReadAt, TableFile};
 pub use stats::{merge_tallies, Tally};
 pub use write::TableWriter;
 
@@ -41,7 +41,7 @@ use thiserror::Error;
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"XQTB\x1aTBL";
 /// Version of the layout described in `formats/table.md`.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 /// Entries per compressed block (both streams). Larger blocks compress better (zstd finds
 /// repeats a whole defender placement apart: 8,100 entries in KRNKAABB) at the cost of a longer
 /// block decompression on a cache miss; measured in `formats/table.md` §13.
@@ -194,7 +194,7 @@ pub fn resolve<E>(
 }
 
 /// Which rules a table's values follow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u32)]
 pub enum RuleSet {
     /// Distance to conversion, order 0 only: no Asian-rule (perpetual check/chase) orders;
@@ -206,27 +206,182 @@ pub enum RuleSet {
     /// Distance to conversion with orders: perpetual check and forbidden perpetual chase lose
     /// (Fang's Algorithm 8, complete under the Asian rules).
     DtcAsian = 3,
+    /// Distance to conversion, order 0, and the same values under every rule set: a table
+    /// where at most one side has rooks, horses, cannons or pawns, which neither perpetual check
+    /// nor chase can decide (Fang, Section 1; [`Material::rules_apply`]). One such table serves
+    /// the tables of every rule set.
+    DtcAny = 4,
 }
 
 impl RuleSet {
-    /// The rule set of a header's code (1–3); `None` for any other.
+    /// The rule set of a header's code (1–4); `None` for any other.
     pub fn from_u32(v: u32) -> Option<RuleSet> {
         match v {
             1 => Some(RuleSet::DtcOrder0),
             2 => Some(RuleSet::DtcCheck),
             3 => Some(RuleSet::DtcAsian),
+            4 => Some(RuleSet::DtcAny),
             _ => None,
         }
     }
 
-    /// The rule set's name: `dtc-order0`, `dtc-check` or `dtc-asian`.
+    /// The rule set's name: `dtc-order0`, `dtc-check`, `dtc-asian` or `dtc-any`.
     pub fn name(self) -> &'static str {
         match self {
             RuleSet::DtcOrder0 => "dtc-order0",
             RuleSet::DtcCheck => "dtc-check",
             RuleSet::DtcAsian => "dtc-asian",
+            RuleSet::DtcAny => "dtc-any",
         }
     }
+
+    /// The rule set a table of `material` records when built under `self`: [`RuleSet::DtcAny`]
+    /// if the rules cannot change its values, else `self`.
+    pub fn for_material(self, material: Material) -> RuleSet {
+        if material.rules_apply() {
+            self
+        } else {
+            RuleSet::DtcAny
+        }
+    }
+
+    /// May tables of these two rule sets be probed together (a table and one its captures lead
+    /// to, or two tables of one directory)? Only if they are the same, or one is
+    /// [`RuleSet::DtcAny`].
+    pub fn combines_with(self, other: RuleSet) -> bool {
+        self == other || self == RuleSet::DtcAny || other == RuleSet::DtcAny
+    }
+
+    /// Can a table of this rule set hold an order above 0?
+    pub fn has_orders(self) -> bool {
+        matches!(self, RuleSet::DtcCheck | RuleSet::DtcAsian)
+    }
+}
+
+/// One table a table was built from (a table its captures lead to), as the builder read it:
+/// the identity a reader compares with the file present (`formats/table.md` §4.1). The crc32
+/// covers every byte of that file, its own list of supporting tables included, so the whole
+/// chain of tables below is bound in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SupportingTable {
+    /// Its (canonical) material.
+    pub material: Material,
+    /// The rule set its header records.
+    pub rule_set: RuleSet,
+    /// Its trailer: the crc32 of all its bytes but the last four.
+    pub file_crc: u32,
+    /// Its length in bytes.
+    pub file_len: u64,
+}
+
+/// Bytes of one record of the supporting-table list.
+pub const SUPPORT_LEN: usize = 32;
+
+impl SupportingTable {
+    fn to_bytes(self) -> [u8; SUPPORT_LEN] {
+        let mut b = [0u8; SUPPORT_LEN];
+        let name = self.material.to_string();
+        b[..name.len()].copy_from_slice(name.as_bytes());
+        LE::write_u32(&mut b[16..], self.rule_set as u32);
+        LE::write_u32(&mut b[20..], self.file_crc);
+        LE::write_u64(&mut b[24..], self.file_len);
+        b
+    }
+
+    fn from_bytes(b: &[u8], path: &Path) -> Result<SupportingTable, TableError> {
+        let bad = |what: String| TableError::BadHeader {
+            path: path.to_owned(),
+            what: format!("supporting table list: {what}"),
+        };
+        let name = text_field(&b[..16]).ok_or_else(|| bad("material is not text".into()))?;
+        let material: Material = name
+            .parse()
+            .map_err(|e| bad(format!("material {name:?}: {e}")))?;
+        let code = LE::read_u32(&b[16..]);
+        Ok(SupportingTable {
+            material,
+            rule_set: RuleSet::from_u32(code)
+                .ok_or_else(|| bad(format!("{material}: unknown rule set {code}")))?,
+            file_crc: LE::read_u32(&b[20..]),
+            file_len: LE::read_u64(&b[24..]),
+        })
+    }
+}
+
+impl SupportingTable {
+    /// Fails unless `found`, what the file at `support` is now, is this record: the table at
+    /// `table`, which recorded it, was built from that very file.
+    pub fn check(
+        &self,
+        found: &SupportingTable,
+        table: &Path,
+        support: &Path,
+    ) -> Result<(), TableError> {
+        if self == found {
+            return Ok(());
+        }
+        Err(TableError::SupportChanged {
+            path: table.to_owned(),
+            support: support.to_owned(),
+            recorded: *self,
+            found: *found,
+        })
+    }
+
+    /// Its rule set, crc32 and length, for messages.
+    pub fn describe(&self) -> String {
+        format!(
+            "rule set {}, crc32 {:08x}, {} bytes",
+            self.rule_set.name(),
+            self.file_crc,
+            self.file_len
+        )
+    }
+}
+
+/// The bytes of a supporting-table list (`formats/table.md` §4.1).
+pub(crate) fn supports_to_bytes(supports: &[SupportingTable]) -> Vec<u8> {
+    supports.iter().flat_map(|s| s.to_bytes()).collect()
+}
+
+/// A supporting-table list from its bytes, checked against the header: its crc32, one record
+/// per table `header.material`'s captures lead to, each of a rule set that combines with the
+/// header's.
+pub(crate) fn supports_from_bytes(
+    b: &[u8],
+    header: &Header,
+    crc: u32,
+    path: &Path,
+) -> Result<Vec<SupportingTable>, TableError> {
+    let bad = |what: String| TableError::BadHeader {
+        path: path.to_owned(),
+        what: format!("supporting table list: {what}"),
+    };
+    if crc32fast::hash(b) != crc {
+        return Err(bad("checksum mismatch (corrupted file)".into()));
+    }
+    let list = b
+        .chunks_exact(SUPPORT_LEN)
+        .map(|r| SupportingTable::from_bytes(r, path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let expected = header.material.captures_into();
+    let mut named: Vec<Material> = list.iter().map(|s| s.material).collect();
+    named.sort();
+    if named != expected {
+        return Err(bad(format!(
+            "names {named:?}, but {}'s captures lead to {expected:?}",
+            header.material
+        )));
+    }
+    if let Some(s) = list.iter().find(|s| !s.rule_set.combines_with(header.rule_set)) {
+        return Err(bad(format!(
+            "{} of rule set {} under a table of rule set {}",
+            s.material,
+            s.rule_set.name(),
+            header.rule_set.name()
+        )));
+    }
+    Ok(list)
 }
 
 /// The longest win of one side to move.
@@ -289,6 +444,9 @@ pub struct Header {
     /// The side to move whose distances are not stored but found from its moves into the
     /// other side's entries ([`resolve`]); `None` if both are stored.
     pub derived: Option<Color>,
+    /// The tables its captures lead to, as the build read them (in the order of
+    /// [`Material::captures_into`]).
+    pub supports: Vec<SupportingTable>,
 }
 
 /// The completion record this program writes (at most 32 bytes): a table carrying another one
@@ -298,6 +456,8 @@ const BUILDER_AT: usize = 204;
 const BUILDER_LEN: usize = 32;
 const SYMBOLS_AT: usize = 236;
 const DERIVED_AT: usize = 240;
+const SUPPORTS_AT: usize = 244;
+const SUPPORTS_CRC_AT: usize = 248;
 /// The header's `derived` field when both sides' distances are stored.
 const NOT_DERIVED: u32 = u32::MAX;
 
@@ -305,6 +465,17 @@ impl Header {
     /// Blocks of each stream per side to move: `ceil(entries / block_entries)`.
     pub fn blocks_per_side(&self) -> u64 {
         self.entries.div_ceil(self.block_entries as u64)
+    }
+
+    /// Bytes of the supporting-table list, which follows the header.
+    pub fn supports_len(&self) -> u64 {
+        (self.supports.len() * SUPPORT_LEN) as u64
+    }
+
+    /// Where the data (the distance and WDL blocks) starts: after the header and the
+    /// supporting-table list.
+    pub fn data_offset(&self) -> u64 {
+        HEADER_LEN as u64 + self.supports_len()
     }
 
     /// Where the value table starts (it ends at `index_offset`).
@@ -361,6 +532,11 @@ impl Header {
             &mut b[DERIVED_AT..],
             self.derived.map_or(NOT_DERIVED, |s| s.index() as u32),
         );
+        LE::write_u32(&mut b[SUPPORTS_AT..], self.supports.len() as u32);
+        LE::write_u32(
+            &mut b[SUPPORTS_CRC_AT..],
+            crc32fast::hash(&supports_to_bytes(&self.supports)),
+        );
         let id = self.builder.as_bytes();
         let n = id.len().min(BUILDER_LEN);
         b[BUILDER_AT..BUILDER_AT + n].copy_from_slice(&id[..n]);
@@ -369,7 +545,12 @@ impl Header {
         b
     }
 
-    pub(crate) fn from_bytes(b: &[u8; HEADER_LEN], path: &Path) -> Result<Header, TableError> {
+    /// The header of `b`, its supporting-table list still empty, and that list's record count
+    /// and crc32 (the list follows the header: [`supports_from_bytes`]).
+    pub(crate) fn from_bytes(
+        b: &[u8; HEADER_LEN],
+        path: &Path,
+    ) -> Result<(Header, u32, u32), TableError> {
         let bad = |what: String| TableError::BadHeader {
             path: path.to_owned(),
             what,
@@ -456,7 +637,27 @@ impl Header {
                 s @ (0 | 1) => Some(Color::ALL[s as usize]),
                 s => return Err(bad(format!("derived side {s} (0, 1 or none expected)"))),
             },
+            supports: Vec::new(),
         };
+        if !h.rule_set.has_orders() && h.max_order != 0 {
+            return Err(bad(format!(
+                "max order {} in a table of rule set {}, which has order 0 only",
+                h.max_order,
+                h.rule_set.name()
+            )));
+        }
+        if (h.rule_set == RuleSet::DtcAny) == h.material.rules_apply() {
+            return Err(bad(format!(
+                "rule set {} for {}, {}",
+                h.rule_set.name(),
+                h.material,
+                if h.material.rules_apply() {
+                    "whose values the rules on endless play can change"
+                } else {
+                    "which only rule set dtc-any describes (no rules change its values)"
+                }
+            )));
+        }
         if LE::read_u32(&b[48..]) as u64 != h.blocks_per_side() {
             return Err(bad("block count does not match the entry count".into()));
         }
@@ -465,23 +666,49 @@ impl Header {
         }
         // Every sum below is of numbers under 2^60 (blocks < 2^32, entries of 16 bytes): no
         // overflow.
+        let supports = LE::read_u32(&b[SUPPORTS_AT..]);
+        if supports as usize > MAX_SUPPORTS {
+            return Err(bad(format!("{supports} supporting tables")));
+        }
         let tail = h.symbols as u64 * VALUE_ENTRY_LEN as u64;
-        if h.index_offset < HEADER_LEN as u64 + tail
+        if h.index_offset < HEADER_LEN as u64 + supports as u64 * SUPPORT_LEN as u64 + tail
             || h.index_offset.checked_add(h.index_len() + 4) != Some(h.file_len)
         {
             return Err(bad(
                 "value table and block index do not end where the trailer starts".into(),
             ));
         }
-        Ok(h)
+        Ok((h, supports, LE::read_u32(&b[SUPPORTS_CRC_AT..])))
     }
 }
 
+/// The most supporting tables a header may name: a capture of each of 7 roles of 2 colours.
+const MAX_SUPPORTS: usize = 14;
+
 /// The material field (bytes 20..36) as text, up to its first NUL.
 fn material_field(b: &[u8; HEADER_LEN]) -> Option<String> {
-    let field = &b[20..36];
-    let end = field.iter().position(|&c| c == 0).unwrap_or(16);
+    text_field(&b[20..36])
+}
+
+/// A NUL-padded ASCII field as text, up to its first NUL.
+fn text_field(field: &[u8]) -> Option<String> {
+    let end = field.iter().position(|&c| c == 0).unwrap_or(field.len());
     std::str::from_utf8(&field[..end]).ok().map(str::to_owned)
+}
+
+/// The rule set of every table file in `dir` whose header reads (`*.xqtb`, by path; files
+/// that cannot be read are left out: opening them says why).
+pub fn rule_sets_in(dir: &Path) -> Vec<(PathBuf, RuleSet)> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(PathBuf, RuleSet)> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "xqtb"))
+        .filter_map(|p| read_header(&p).ok().map(|h| (p, h.rule_set)))
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
 }
 
 /// The file name of a material's table: `KRKAABB.xqtb` (always the canonical orientation).
@@ -592,6 +819,45 @@ pub enum TableError {
     /// The trailer's crc32 over the whole file does not match.
     #[error("{0}: whole-file checksum mismatch (corrupted file)")]
     FileChecksum(PathBuf),
+    /// A table's rule set differs from that of another table of its directory (`dtc-any`
+    /// tables aside): tables of two rule sets are never probed together.
+    #[error(
+        "{path} holds rule set {}, but {other} in the same directory holds rule set {}: a \
+         directory holds tables of one rule set (move one of them to another directory)",
+        rule_set.name(),
+        other_rule_set.name()
+    )]
+    RuleSetMismatch {
+        /// The table refused.
+        path: PathBuf,
+        /// Its rule set.
+        rule_set: RuleSet,
+        /// A table of the directory's other rule set.
+        other: PathBuf,
+        /// That table's rule set.
+        other_rule_set: RuleSet,
+    },
+    /// A table was built from another file than the supporting table present: the two do not
+    /// belong together (one of them was rebuilt, replaced or built under other rules).
+    #[error(
+        "{path} was built from a {} of {}, but the {} present is of {}: the two tables do not \
+         belong together (rebuild {} with `xqtb build`, which rebuilds what depends on it)",
+        recorded.material,
+        recorded.describe(),
+        support.display(),
+        found.describe(),
+        recorded.material
+    )]
+    SupportChanged {
+        /// The table that recorded its supporting table.
+        path: PathBuf,
+        /// The supporting table's file.
+        support: PathBuf,
+        /// What the table recorded of it.
+        recorded: SupportingTable,
+        /// What the file present is.
+        found: SupportingTable,
+    },
     /// The file holds another material than the one its name or its caller expects.
     #[error("{path}: material {found}, expected {expected}")]
     WrongMaterial {

@@ -1,13 +1,20 @@
-//! Table reader: the file memory-mapped behind [`ReadAt`] (tests feed in-memory bytes), O(1)
-//! open (header, value table and block index checksum), one block decompressed per probe
-//! through a bounded, sharded LRU cache, and a full checksum pass. Legality is decided from the
+//! Table reader: the file read by position (`pread`) behind [`ReadAt`] (tests feed in-memory
+//! bytes), O(1) open (header, supporting-table list, value table and block index checksums),
+//! one block decompressed per probe through a bounded, sharded LRU cache, and a full checksum
+//! pass.
+//!
+//! The file is read, not memory-mapped: a mapped file that another process truncates or
+//! rewrites in place (`cp new.xqtb X.xqtb` does) makes the next access fault (SIGBUS), which
+//! would end a server and every table it serves. A read of such a file returns an error or
+//! bytes that fail their block's checksum instead. Probes read only on a cache miss, one block
+//! at a time, so the copy costs little (`docs/performance.md`). Legality is decided from the
 //! position (the table's [`Indexer`] decodes the index), never from the stored bytes, which hold
 //! "don't care" symbols for illegal entries.
 
 use super::{
-    derived_stand_in, is_order_seed, side_char, wdl_outcome, Firsts, Header, Histogram, Stream,
-    Symbol, SymbolCounts, TableError, HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, VALUE_ENTRY_LEN,
-    WDL_DRAW, WDL_WIN,
+    derived_stand_in, is_order_seed, side_char, supports_from_bytes, wdl_outcome, Firsts, Header,
+    Histogram, Stream, SupportingTable, Symbol, SymbolCounts, TableError, HEADER_LEN,
+    INDEX_ENTRY_LEN, NO_INDEX, SUPPORT_LEN, VALUE_ENTRY_LEN, WDL_DRAW, WDL_WIN,
 };
 use crate::index::Indexer;
 use crate::piece::Color;
@@ -68,45 +75,6 @@ impl ReadAt for Vec<u8> {
     }
 }
 
-/// A table file mapped into memory (read-only): probes read the page cache directly.
-pub struct Mapped {
-    /// `None` for an empty file (which cannot be mapped, and is refused as too short).
-    map: Option<memmap2::Mmap>,
-}
-
-impl Mapped {
-    /// Maps `file` read-only (an empty file is not mapped and reads as no bytes).
-    pub fn new(file: &File) -> io::Result<Mapped> {
-        if file.metadata()?.len() == 0 {
-            return Ok(Mapped { map: None });
-        }
-        // Safety: the mapping is read-only and private to this process. Its contents could
-        // change only if another process wrote to or truncated the file while it is mapped;
-        // xqtb never does (a table is written under a temporary name and renamed into place,
-        // so a rebuild replaces the directory entry, not the mapped inode's bytes). A file
-        // truncated behind our back by someone else would fault (SIGBUS) on access, as with
-        // any mapped file; that is outside what a reader can guard against.
-        let map = unsafe { memmap2::MmapOptions::new().map(file)? };
-        Ok(Mapped { map: Some(map) })
-    }
-
-    fn bytes(&self) -> &[u8] {
-        self.map.as_deref().unwrap_or(&[])
-    }
-}
-
-impl ReadAt for Mapped {
-    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> io::Result<()> {
-        copy_at(self.bytes(), buf, offset)
-    }
-    fn size(&self) -> io::Result<u64> {
-        Ok(self.bytes().len() as u64)
-    }
-    fn bytes_at(&self, offset: u64, len: usize) -> Option<&[u8]> {
-        slice_at(self.bytes(), offset, len)
-    }
-}
-
 const MAX_SHARDS: usize = 16;
 
 /// The most bytes one decompressed block can take: a distance block of 16-bit symbols (a WDL
@@ -148,10 +116,14 @@ struct Shard {
 }
 
 /// An open table file.
-pub struct TableFile<R: ReadAt = Mapped> {
+pub struct TableFile<R: ReadAt = File> {
     path: PathBuf,
     r: R,
     header: Header,
+    /// The trailer: the crc32 of every byte before it, as the file states it.
+    file_crc: u32,
+    /// The block index (read and checked at open): no read of the file to find a block.
+    block_index: Vec<u8>,
     indexer: Indexer,
     values: Vec<Symbol>,
     /// Positions holding each value-table entry's value, per side to move.
@@ -163,10 +135,9 @@ pub struct TableFile<R: ReadAt = Mapped> {
     shard_budget: usize,
 }
 
-impl TableFile<Mapped> {
-    /// Opens (maps) a table with a cache of `cache_bytes` of decompressed blocks (at least one
-    /// block).
-    pub fn open(path: &Path, cache_bytes: usize) -> Result<TableFile<Mapped>, TableError> {
+impl TableFile<File> {
+    /// Opens a table with a cache of `cache_bytes` of decompressed blocks (at least one block).
+    pub fn open(path: &Path, cache_bytes: usize) -> Result<TableFile<File>, TableError> {
         // Opening a FIFO for reading would block until a writer came: look before opening.
         let kind = std::fs::metadata(path)
             .map_err(TableError::io(path))?
@@ -186,9 +157,49 @@ impl TableFile<Mapped> {
             });
         }
         let f = File::open(path).map_err(TableError::io(path))?;
-        let mapped = Mapped::new(&f).map_err(TableError::io(path))?;
-        TableFile::from_reader(mapped, path, cache_bytes)
+        TableFile::from_reader(f, path, cache_bytes)
     }
+
+    /// The open file's metadata (of the file read, whatever its path names now).
+    pub fn metadata(&self) -> io::Result<std::fs::Metadata> {
+        self.r.metadata()
+    }
+}
+
+/// The header of the table file at `path`, with its supporting-table list (checked as
+/// [`TableFile::open`] checks them): a look at a file without opening it for probes.
+pub fn read_header(path: &Path) -> Result<Header, TableError> {
+    let f = File::open(path).map_err(TableError::io(path))?;
+    let len = f.metadata().map_err(TableError::io(path))?.len();
+    header_of(&f, len, path)
+}
+
+/// The header and supporting-table list of a table file of `len` bytes read through `r`,
+/// checked: magic, versions, checksums, fields, and the length the header states.
+fn header_of<R: ReadAt>(r: &R, len: u64, path: &Path) -> Result<Header, TableError> {
+    if len < HEADER_LEN as u64 {
+        return Err(TableError::Length {
+            path: path.to_owned(),
+            expected: HEADER_LEN as u64,
+            found: len,
+        });
+    }
+    let mut head = [0u8; HEADER_LEN];
+    r.read_exact_at(&mut head, 0)
+        .map_err(TableError::io(path))?;
+    let (mut header, supports, supports_crc) = Header::from_bytes(&head, path)?;
+    if header.file_len != len {
+        return Err(TableError::Length {
+            path: path.to_owned(),
+            expected: header.file_len,
+            found: len,
+        });
+    }
+    let mut list = vec![0u8; supports as usize * SUPPORT_LEN];
+    r.read_exact_at(&mut list, HEADER_LEN as u64)
+        .map_err(TableError::io(path))?;
+    header.supports = supports_from_bytes(&list, &header, supports_crc, path)?;
+    Ok(header)
 }
 
 impl<R: ReadAt> TableFile<R> {
@@ -198,24 +209,10 @@ impl<R: ReadAt> TableFile<R> {
     pub fn from_reader(r: R, path: &Path, cache_bytes: usize) -> Result<TableFile<R>, TableError> {
         let io_err = TableError::io(path);
         let len = r.size().map_err(io_err)?;
-        if len < HEADER_LEN as u64 {
-            return Err(TableError::Length {
-                path: path.to_owned(),
-                expected: HEADER_LEN as u64,
-                found: len,
-            });
-        }
-        let mut head = [0u8; HEADER_LEN];
-        r.read_exact_at(&mut head, 0)
+        let header = header_of(&r, len, path)?;
+        let mut trailer = [0u8; 4];
+        r.read_exact_at(&mut trailer, len - 4)
             .map_err(TableError::io(path))?;
-        let header = Header::from_bytes(&head, path)?;
-        if header.file_len != len {
-            return Err(TableError::Length {
-                path: path.to_owned(),
-                expected: header.file_len,
-                found: len,
-            });
-        }
         let bad = |what: String| TableError::BadHeader {
             path: path.to_owned(),
             what,
@@ -305,9 +302,12 @@ impl<R: ReadAt> TableFile<R> {
             }
         }
         let (shards, shard_budget) = cache_plan(&header, cache_bytes);
+        let block_index = tail.split_off(header.symbols as usize * VALUE_ENTRY_LEN);
         Ok(TableFile {
             path: path.to_owned(),
             r,
+            file_crc: LE::read_u32(&trailer),
+            block_index,
             header,
             indexer,
             values,
@@ -327,6 +327,17 @@ impl<R: ReadAt> TableFile<R> {
     /// The decoded header (checked at open).
     pub fn header(&self) -> &Header {
         &self.header
+    }
+
+    /// What a table built from this one records of it (`formats/table.md` §4.1): its material,
+    /// rule set, trailer and length.
+    pub fn as_support(&self) -> SupportingTable {
+        SupportingTable {
+            material: self.header.material,
+            rule_set: self.header.rule_set,
+            file_crc: self.file_crc,
+            file_len: self.header.file_len,
+        }
     }
 
     /// The path the table was opened from (used in error messages).
@@ -412,16 +423,14 @@ impl<R: ReadAt> TableFile<R> {
         let h = &self.header;
         assert!(block < h.blocks_per_side());
         let err = |what: &str| self.block_error(stream, side, block, what);
-        let mut e = [0u8; INDEX_ENTRY_LEN];
-        self.r
-            .read_exact_at(&mut e, h.index_entry_at(stream, side, block))
-            .map_err(TableError::io(&self.path))?;
+        let at = (h.index_entry_at(stream, side, block) - h.index_offset) as usize;
+        let e = &self.block_index[at..at + INDEX_ENTRY_LEN];
         let (offset, clen, crc) = (
-            LE::read_u64(&e),
+            LE::read_u64(e),
             LE::read_u32(&e[8..]),
             LE::read_u32(&e[12..]),
         );
-        if offset < HEADER_LEN as u64 || offset.saturating_add(clen as u64) > h.values_offset() {
+        if offset < h.data_offset() || offset.saturating_add(clen as u64) > h.values_offset() {
             return Err(err("block index entry points outside the data"));
         }
         let copy;

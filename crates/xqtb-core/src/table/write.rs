@@ -6,8 +6,8 @@
 //! once complete and synced (write to a temporary name, fsync, rename, fsync the directory).
 
 use super::{
-    distance_implied, Firsts, Header, Histogram, RuleSet, SideCounts, Symbol, TableError,
-    BLOCK_ENTRIES, HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, WDL_DRAW, WDL_LOSS, WDL_WIN,
+    distance_implied, supports_to_bytes, Firsts, Header, Histogram, RuleSet, SideCounts,
+    SupportingTable, Symbol, TableError, BLOCK_ENTRIES, HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, WDL_DRAW, WDL_LOSS, WDL_WIN,
 };
 use crate::material::Material;
 use crate::piece::{ByColor, Color};
@@ -139,6 +139,8 @@ pub struct TableWriter {
     offset: u64,
     /// crc32 of everything after the header, as written.
     body_crc: crc32fast::Hasher,
+    /// The supporting tables, listed after the header.
+    supports: Vec<SupportingTable>,
     /// Set once the file is renamed into place; until then dropping the writer removes it.
     done: bool,
     /// The threads that compress (at most [`MAX_COMPRESSORS`]).
@@ -169,13 +171,23 @@ const NO_SYMBOL: u16 = u16::MAX;
 
 impl TableWriter {
     /// Starts `path` (written as `path.tmp` until [`TableWriter::finish`]); the distances of
-    /// side `derived`, if any, are left to be found from its moves.
+    /// side `derived`, if any, are left to be found from its moves. `supports` are the tables
+    /// `material`'s captures lead to, as the values were computed from them (one per material
+    /// of [`Material::captures_into`], in that order).
     pub fn create(
         path: &Path,
         material: Material,
         entries: u64,
         derived: Option<Color>,
+        supports: &[SupportingTable],
     ) -> Result<TableWriter, TableError> {
+        assert!(
+            supports
+                .iter()
+                .map(|s| s.material)
+                .eq(material.captures_into()),
+            "one supporting table per material {material}'s captures lead to, in order"
+        );
         let tmp_path = path.with_extension("xqtb.tmp");
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(rayon::current_num_threads().min(MAX_COMPRESSORS))
@@ -184,8 +196,13 @@ impl TableWriter {
             .map_err(|e| TableError::io(&tmp_path)(std::io::Error::other(e)))?;
         let file = File::create(&tmp_path).map_err(TableError::io(&tmp_path))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
+        // The header is written last, over these zeros; the list is part of the body.
+        let list = supports_to_bytes(supports);
         out.write_all(&[0u8; HEADER_LEN])
+            .and_then(|()| out.write_all(&list))
             .map_err(TableError::io(&tmp_path))?;
+        let mut body_crc = crc32fast::Hasher::new();
+        body_crc.update(&list);
         Ok(TableWriter {
             path: path.to_owned(),
             tmp_path,
@@ -202,8 +219,9 @@ impl TableWriter {
             wdl_index: Vec::new(),
             dtc_index: Vec::new(),
             wdl_blocks: Vec::new(),
-            offset: HEADER_LEN as u64,
-            body_crc: crc32fast::Hasher::new(),
+            offset: (HEADER_LEN + list.len()) as u64,
+            body_crc,
+            supports: supports.to_vec(),
             done: false,
             pool,
             pending: Default::default(),
@@ -390,6 +408,16 @@ impl TableWriter {
             ByColor([self.entries; 2]),
             "every entry of both sides written"
         );
+        assert_eq!(
+            rule_set,
+            rule_set.for_material(self.material),
+            "a table records dtc-any exactly when no rules change its values"
+        );
+        assert!(
+            rule_set.has_orders() || max_order == 0,
+            "rule set {} has order 0 only",
+            rule_set.name()
+        );
         while !self.pending.is_empty() {
             self.store_pending()?;
         }
@@ -440,6 +468,7 @@ impl TableWriter {
             index_crc: crc32fast::hash(&tail),
             builder: super::BUILDER_ID.to_string(),
             derived: self.derived,
+            supports: std::mem::take(&mut self.supports),
         };
         debug_assert_eq!(header.index_offset + header.index_len(), self.offset);
         let head = header.to_bytes();
