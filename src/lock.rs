@@ -106,7 +106,10 @@ impl DirLock {
 
     /// Writes this process's id and command line into the held lock file.
     fn stamped(mut self) -> Result<DirLock, LockError> {
-        let args: Vec<String> = std::env::args().collect();
+        // Lossy: a path argument need not be UTF-8 (`std::env::args` panics on one).
+        let args: Vec<String> = std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
         let text = format!("pid {}: {}\n", std::process::id(), args.join(" "));
         let io = |source| LockError::Io {
             path: self.path.clone(),

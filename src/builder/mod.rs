@@ -389,12 +389,17 @@ fn build_tables(
     opts: &BuildOptions,
     progress: &dyn Progress,
 ) -> Result<Vec<TableReport>, BuildError> {
-    let _lock = if opts.wait {
-        crate::lock::DirLock::acquire_wait(&opts.dir, |holder| {
-            progress.note(&format!("waiting for {} ({holder})", opts.dir.display()))
-        })?
-    } else {
-        crate::lock::DirLock::try_acquire(&opts.dir)?
+    let _lock = lock(&opts.dir, opts.wait, progress)?;
+    // A build this one waited for removes `--tmp` when it leaves it empty.
+    std::fs::create_dir_all(&opts.tmp).map_err(|source| BuildError::Io {
+        path: opts.tmp.clone(),
+        source,
+    })?;
+    // A `--tmp` outside `--dir` may be shared by builds of other directories: it has its own
+    // lock (`formats/build.md` §11), taken second by every build (no two wait on each other).
+    let _tmp_lock = match tmp_outside_dir(opts) {
+        true => Some(lock(&opts.tmp, opts.wait, progress)?),
+        false => None,
     };
     // Checked again under the lock: another build may have written tables meanwhile.
     check_dir_rules(opts)?;
@@ -419,6 +424,29 @@ fn build_tables(
         }
     }
     Ok(reports)
+}
+
+/// The lock of `dir`: taken at once, or (with `wait`) once its holder releases it.
+fn lock(
+    dir: &std::path::Path,
+    wait: bool,
+    progress: &dyn Progress,
+) -> Result<crate::lock::DirLock, BuildError> {
+    Ok(if wait {
+        crate::lock::DirLock::acquire_wait(dir, |holder| {
+            progress.note(&format!("waiting for {} ({holder})", dir.display()))
+        })?
+    } else {
+        crate::lock::DirLock::try_acquire(dir)?
+    })
+}
+
+/// Is `--tmp` outside `--dir` (both exist)?
+fn tmp_outside_dir(opts: &BuildOptions) -> bool {
+    match (opts.tmp.canonicalize(), opts.dir.canonicalize()) {
+        (Ok(tmp), Ok(dir)) => !tmp.starts_with(dir),
+        _ => true,
+    }
 }
 
 /// Fails unless `--tmp` and `--dir` have room for `material`'s build (`formats/build.md` §10).

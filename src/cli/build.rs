@@ -46,7 +46,7 @@ pub struct Args {
     #[arg(long)]
     wait: bool,
     /// Seconds between checkpoints (0: at every pass boundary; `inf`: none).
-    #[arg(long, default_value = "60", value_parser = parse_seconds, allow_negative_numbers = true)]
+    #[arg(long, default_value = "60", value_parser = parse_seconds, allow_hyphen_values = true)]
     checkpoint_secs: Duration,
     /// Rules on endless play: `asian` (perpetual check and forbidden perpetual chase lose),
     /// `check` (only perpetual check loses) or `none` (endless play is a draw).

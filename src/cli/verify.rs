@@ -76,6 +76,8 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
                 writeln!(out, "{m}: FAILED: {e}")?;
             }
         }
+        // Each table's line as it is done, not all at the end (stdout is buffered).
+        out.flush()?;
     }
     if bad > 0 {
         return Err(format!("{bad} table(s) failed verification").into());

@@ -223,7 +223,7 @@ fn odd_arguments_are_clear_errors_not_panics_or_hangs() {
     let d = tempfile::tempdir().unwrap();
     let mut c = build_quiet("KRK", d.path(), &["--checkpoint-secs", "inf"]);
     assert_ok("--checkpoint-secs inf", &run_with_timeout(c, 60));
-    for bad in ["-1", "nan", "soon"] {
+    for bad in ["-1", "-inf", "nan", "soon"] {
         c = build_quiet("KRK", d.path(), &["--checkpoint-secs", bad]);
         let out = run_with_timeout(c, 60);
         let e = text(&out.stderr);
@@ -240,6 +240,82 @@ fn odd_arguments_are_clear_errors_not_panics_or_hangs() {
     assert!(!out.status.success() && e.contains("1024"), "{e}");
     c = build_quiet("KRK", d.path(), &["--threads", "32"]);
     assert_ok("--threads 32", &run_with_timeout(c, 60));
+}
+
+/// Paths need not be UTF-8: a build into such a `--dir` and `--tmp` works and leaves no lock or
+/// working directory behind it (it once panicked writing its lock, exit 101).
+#[test]
+fn a_non_utf8_dir_and_tmp_work() {
+    use std::os::unix::ffi::OsStrExt;
+    let d = tempfile::tempdir().unwrap();
+    let odd = d.path().join(std::ffi::OsStr::from_bytes(b"tables-\xff"));
+    let tmp = d.path().join(std::ffi::OsStr::from_bytes(b"work-\xfe"));
+    let mut c = build_quiet("KRK", &odd, &["--tmp"]);
+    c.arg(&tmp);
+    let out = run_with_timeout(c, 60);
+    assert_ok("non-UTF-8 --dir and --tmp", &out);
+    assert!(odd.join("KRK.xqtb").is_file());
+    assert!(!tmp.join("KRK").exists(), "a working directory is left");
+}
+
+/// Two builds of other directories sharing one `--tmp` take its lock: with `--wait` the second
+/// waits for the first and both succeed.
+#[test]
+fn builds_sharing_a_tmp_wait_for_each_other() {
+    let (d1, d2, tmp) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let spawn = |d: &Path| {
+        build_quiet("KRKAABB", d, &["--wait", "--tmp"])
+            .arg(tmp.path())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (p1, p2) = (spawn(d1.path()), spawn(d2.path()));
+    let want = reference("KRKAABB");
+    for (d, p) in [d1.path(), d2.path()].into_iter().zip([p1, p2]) {
+        let o = p.wait_with_output().unwrap();
+        assert_ok("a build sharing --tmp, with --wait", &o);
+        assert!(tables(d) == want);
+    }
+    assert!(tmp.path().join(".xqtb.lock").is_file());
+}
+
+/// A material that cannot be built (its pieces cannot be numbered for chases under the Asian
+/// rules, or its index is too large) is refused before any supporting table is built.
+#[test]
+fn unbuildable_materials_are_refused_before_any_table_is_built() {
+    for (m, what) in [("KPPPKP", "--rules check or none"), ("KRCNPABKRCNPAB", "")] {
+        let d = tempfile::tempdir().unwrap();
+        let out = run_with_timeout(build_quiet(m, d.path(), &[]), 60);
+        let e = text(&out.stderr);
+        assert!(!out.status.success() && e.contains(what) && !e.contains("panicked"), "{m}: {e}");
+        assert!(
+            !d.path().exists() || std::fs::read_dir(d.path()).unwrap().next().is_none(),
+            "{m}: something was written"
+        );
+    }
+}
+
+/// A directory where a store's checkpoint manifest should be is a clear error, not a restart
+/// that then fails.
+#[test]
+fn a_manifest_that_is_a_directory_is_a_clear_error() {
+    let d = tempfile::tempdir().unwrap();
+    let store = d.path().join(".work/KRKN");
+    std::fs::create_dir_all(store.join("manifest.json")).unwrap();
+    std::fs::write(store.join("XQTB-WORK"), b"").unwrap();
+    let out = run_with_timeout(build_quiet("KRKN", d.path(), &[]), 60);
+    let e = text(&out.stderr);
+    assert!(
+        !out.status.success() && e.contains("manifest.json is not a file") && !e.contains("restarting"),
+        "{e}"
+    );
+    assert!(store.join("manifest.json").is_dir(), "the directory is the user's: kept");
 }
 
 #[test]

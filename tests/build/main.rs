@@ -9,3 +9,4 @@ mod cli_builds;
 mod crash_safety;
 mod disk_full;
 mod faults;
+mod provenance;

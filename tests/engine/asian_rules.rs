@@ -149,22 +149,32 @@ fn twins_equal_the_in_memory_solver() {
     assert_same_as_solver(dir.path(), "KRKPP", Rules::Asian);
 }
 
+/// A directory holds the tables of one rule set: a build under other rules is refused before
+/// it writes anything, while the tables no rule changes (`dtc-any`) serve every rule set.
 #[test]
-fn a_table_of_other_rules_is_rebuilt() {
+fn a_directory_of_other_rules_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     build_in(dir.path(), "KRKN", &options(dir.path(), Rules::None), 2);
     assert_eq!(
         open(dir.path(), "KRKN").header().rule_set,
         RuleSet::DtcOrder0
     );
-    build_in(dir.path(), "KRKN", &options(dir.path(), Rules::Asian), 2);
-    for m in ["KRKN", "KNK", "KRK", "KK"] {
-        assert_eq!(
-            open(dir.path(), m).header().rule_set,
-            RuleSet::DtcAsian,
-            "{m}"
-        );
+    for m in ["KNK", "KRK", "KK"] {
+        assert_eq!(open(dir.path(), m).header().rule_set, RuleSet::DtcAny, "{m}");
     }
+    let before = crate::common::tables(dir.path());
+    let err = xqtb::builder::build(
+        "KRKN".parse().unwrap(),
+        &options(dir.path(), Rules::Asian),
+        &xqtb::Silent,
+    )
+    .unwrap_err();
+    assert!(
+        matches!(err, xqtb::BuildError::DirRules { found: RuleSet::DtcOrder0, asked: RuleSet::DtcAsian, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("KRKN.xqtb"), "{err}");
+    assert_eq!(crate::common::tables(dir.path()), before);
 }
 
 /// `xqtb build <m> --dir <dir> <extra>` with the build of `m` dying after the checkpoint at

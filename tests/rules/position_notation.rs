@@ -141,6 +141,16 @@ fn zero_runs_are_rejected() {
 }
 
 #[test]
+fn adjacent_runs_are_rejected() {
+    // `4K22` adds up to 9 points but is no FEN a program writes: a typo, not a position.
+    assert!(matches!(
+        parse_fen("4k4/9/9/9/9/9/9/9/9/4K22 w"),
+        Err(ParseError::AdjacentRuns { rank: 0, .. })
+    ));
+    assert!(parse_fen("4k4/9/9/9/9/9/9/9/9/4K4 w").is_ok());
+}
+
+#[test]
 fn query_string_errors() {
     assert!(matches!(
         parse_qstring("4K44B49994n495k39"),

@@ -76,6 +76,14 @@ pub enum ParseError {
     /// A `0` run of empty points inside the board.
     #[error("a run of 0 empty points inside the board (in a query string, 0 only ends it: Black to move)")]
     ZeroRun,
+    /// Two digits side by side in a FEN rank (`4K22`): one run of empty points is one digit.
+    #[error("rank {rank} ({text:?}): two runs of empty points side by side (write one digit for a run)")]
+    AdjacentRuns {
+        /// The rank (0 Red's back rank … 9 Black's).
+        rank: u8,
+        /// The rank's text.
+        text: String,
+    },
 }
 
 /// Parses a FEN. Only the board and side fields are read; any further fields are ignored. The
@@ -96,11 +104,19 @@ pub fn parse_fen(fen: &str) -> Result<Position, ParseError> {
     for (i, text) in ranks.iter().enumerate() {
         let rank = 9 - i as u8;
         let mut file = 0usize;
+        let mut after_run = false;
         for c in text.chars() {
             if let Some(d) = c.to_digit(10) {
                 if d == 0 {
                     return Err(ParseError::ZeroRun);
                 }
+                if after_run {
+                    return Err(ParseError::AdjacentRuns {
+                        rank,
+                        text: text.to_string(),
+                    });
+                }
+                after_run = true;
                 file += d as usize;
             } else {
                 let role = Role::from_char(c).ok_or(ParseError::UnknownLetter(c))?;
@@ -109,6 +125,7 @@ pub fn parse_fen(fen: &str) -> Result<Position, ParseError> {
                 } else {
                     Color::Black
                 };
+                after_run = false;
                 if file < 9 {
                     place(
                         &mut pos,

@@ -138,26 +138,7 @@ pub struct TableFile<R: ReadAt = File> {
 impl TableFile<File> {
     /// Opens a table with a cache of `cache_bytes` of decompressed blocks (at least one block).
     pub fn open(path: &Path, cache_bytes: usize) -> Result<TableFile<File>, TableError> {
-        // Opening a FIFO for reading would block until a writer came: look before opening.
-        let kind = std::fs::metadata(path)
-            .map_err(TableError::io(path))?
-            .file_type();
-        if !kind.is_file() {
-            use std::os::unix::fs::FileTypeExt;
-            let kind = match () {
-                _ if kind.is_dir() => "a directory",
-                _ if kind.is_fifo() => "a FIFO",
-                _ if kind.is_socket() => "a socket",
-                _ if kind.is_block_device() || kind.is_char_device() => "a device",
-                _ => "not a plain file",
-            };
-            return Err(TableError::NotAFile {
-                path: path.to_owned(),
-                kind,
-            });
-        }
-        let f = File::open(path).map_err(TableError::io(path))?;
-        TableFile::from_reader(f, path, cache_bytes)
+        TableFile::from_reader(open_plain(path)?, path, cache_bytes)
     }
 
     /// The open file's metadata (of the file read, whatever its path names now).
@@ -169,9 +150,32 @@ impl TableFile<File> {
 /// The header of the table file at `path`, with its supporting-table list (checked as
 /// [`TableFile::open`] checks them): a look at a file without opening it for probes.
 pub fn read_header(path: &Path) -> Result<Header, TableError> {
-    let f = File::open(path).map_err(TableError::io(path))?;
+    let f = open_plain(path)?;
     let len = f.metadata().map_err(TableError::io(path))?.len();
     header_of(&f, len, path)
+}
+
+/// Opens `path` for reading if it is a plain file (or a link to one): opening a FIFO would
+/// block until a writer came, so the kind is looked at first.
+fn open_plain(path: &Path) -> Result<File, TableError> {
+    let kind = std::fs::metadata(path)
+        .map_err(TableError::io(path))?
+        .file_type();
+    if !kind.is_file() {
+        use std::os::unix::fs::FileTypeExt;
+        let kind = match () {
+            _ if kind.is_dir() => "a directory",
+            _ if kind.is_fifo() => "a FIFO",
+            _ if kind.is_socket() => "a socket",
+            _ if kind.is_block_device() || kind.is_char_device() => "a device",
+            _ => "not a plain file",
+        };
+        return Err(TableError::NotAFile {
+            path: path.to_owned(),
+            kind,
+        });
+    }
+    File::open(path).map_err(TableError::io(path))
 }
 
 /// The header and supporting-table list of a table file of `len` bytes read through `r`,
