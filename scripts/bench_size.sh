@@ -4,7 +4,7 @@
 # in one `xqtb build --verbose` run and prints, per table, the file's bytes, its WDL-only bytes
 # (header + WDL blocks + their block-index entries: what a WDL prober reads), its distance
 # blocks' bytes, and the write time; then the family totals and the build's wall time.
-# The layout is read by an independent parser of formats/table.md (format 4), below; it also
+# The layout is read by an independent parser of formats/table.md (format 5), below; it also
 # names each table's derived side (the one whose distances are found from its moves).
 # Usage: scripts/bench_size.sh [MATERIAL] [DIR]   (DIR kept if given, else a temporary one)
 set -euo pipefail
@@ -33,14 +33,17 @@ for name in sorted(os.listdir(d)):
     b = open(os.path.join(d, name), "rb").read()
     assert b[:8] == b"XQTB\x1aTBL", name
     version, = struct.unpack_from("<I", b, 8)
-    assert version == 4, f"{name}: format {version}"
+    assert version == 5, f"{name}: format {version}"
     assert zlib.crc32(b[:252]) == struct.unpack_from("<I", b, 252)[0], name
+    supports, supports_crc = struct.unpack_from("<II", b, 244)
+    assert zlib.crc32(b[256 : 256 + 32 * supports]) == supports_crc, name
     assert zlib.crc32(b[:-4]) == struct.unpack_from("<I", b, len(b) - 4)[0], name
     block_entries, entries, nb = struct.unpack_from("<IQI", b, 36)
     index_offset, file_len = struct.unpack_from("<QQ", b, 184)
     assert file_len == len(b)
     lens = [struct.unpack_from("<QII", b, index_offset + 16 * k)[1] for k in range(4 * nb)]
-    wdl = 256 + sum(lens[: 2 * nb]) + 2 * nb * 16
+    # What a WDL probe reads: header and supporting-table list, WDL blocks, their index entries.
+    wdl = 256 + 32 * supports + sum(lens[: 2 * nb]) + 2 * nb * 16
     dtc = sum(lens[2 * nb :])
     derived, = struct.unpack_from("<I", b, 240)
     side = {0: "w", 1: "b", 0xFFFFFFFF: "-"}[derived]

@@ -359,9 +359,14 @@ fn reseal(b: &mut [u8]) {
     let symbols = u32_at(b, 236) as usize;
     let index = u64_at(b, 184) as usize;
     let index_end = index.checked_add(64 * nb + 4);
+    let supports = u32_at(b, 244) as usize;
+    if supports < 1 << 20 && 256 + 32 * supports <= n {
+        let crc = crc32fast::hash(&b[256..256 + 32 * supports]);
+        b[248..252].copy_from_slice(&crc.to_le_bytes());
+    }
     if nb < 1 << 20
         && symbols < 1 << 20
-        && index >= 4 * symbols
+        && index >= 68 * symbols
         && index_end.is_some_and(|e| e <= n)
     {
         for k in 0..4 * nb {
@@ -372,13 +377,49 @@ fn reseal(b: &mut [u8]) {
                 b[e + 12..e + 16].copy_from_slice(&crc.to_le_bytes());
             }
         }
-        let crc = crc32fast::hash(&b[index - 4 * symbols..n - 4]);
+        let crc = crc32fast::hash(&b[index - 68 * symbols..n - 4]);
         b[200..204].copy_from_slice(&crc.to_le_bytes());
     }
     let crc = crc32fast::hash(&b[..252]);
     b[252..256].copy_from_slice(&crc.to_le_bytes());
     let crc = crc32fast::hash(&b[..n - 4]);
     b[n - 4..].copy_from_slice(&crc.to_le_bytes());
+}
+
+/// Each rule set's invariants are checked when a table opens (`formats/table.md` §4, §11): a
+/// table of rule set dtc-order0 or dtc-any has order 0 only, dtc-any is recorded exactly for a
+/// material the rules cannot change, and no value has an order above the header's maximum.
+/// (A resume under other rules once wrote a dtc-order0 header with max order 1, which `verify`
+/// passed.)
+#[test]
+fn every_rule_sets_invariants_are_checked_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let (krkn, _) = write_table(dir.path(), "KRKN", 1 << 30, |_| 30, None);
+    let (knka, _) = write_table(dir.path(), "KNKA", 1 << 30, |_| 30, None);
+    let good = |p: &Path| std::fs::read(p).unwrap();
+    let open = |mut b: Vec<u8>, path: &Path| {
+        reseal(&mut b);
+        TableFile::from_reader(b, path, 0).err().map(|e| e.to_string())
+    };
+    let with = |p: &Path, patches: &[(usize, u32)]| {
+        let mut b = good(p);
+        for &(at, v) in patches {
+            b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+        }
+        b
+    };
+    assert_eq!(open(good(&krkn), &krkn), None);
+    assert_eq!(open(good(&knka), &knka), None);
+    // KRKN (max order 1) relabelled dtc-order0, then also its max order set to 0.
+    let e = open(with(&krkn, &[(16, 1)]), &krkn).unwrap();
+    assert!(e.contains("max order 1 in a table of rule set dtc-order0"), "{e}");
+    let e = open(with(&krkn, &[(16, 1), (52, 0)]), &krkn).unwrap();
+    assert!(e.contains("impossible value: order 1"), "{e}");
+    // dtc-any for a material the rules change, and another rule set for one they cannot.
+    let e = open(with(&krkn, &[(16, 4), (52, 0)]), &krkn).unwrap();
+    assert!(e.contains("rule set dtc-any for KRKN"), "{e}");
+    let e = open(with(&knka, &[(16, 3)]), &knka).unwrap();
+    assert!(e.contains("rule set dtc-asian for KNKA"), "{e}");
 }
 
 proptest! {
