@@ -424,3 +424,29 @@ fn batch_probe_answers_every_line_at_once() {
         "extra output"
     );
 }
+
+/// `verify` of a whole directory prints each table's line as soon as that table is checked
+/// (piped, its output was held until every table was done).
+#[test]
+fn verify_reports_each_table_as_it_is_done() {
+    use std::io::BufRead;
+    let d = built(&["KRKAABB"]);
+    let mut child = xqtb()
+        .args(["verify", "--dir"])
+        .arg(d.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    assert!(first.contains(": ok ("), "{first}");
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the first line came only when every table was done"
+    );
+    let rest = out.lines().count();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(1 + rest, tables(d.path()).len());
+}

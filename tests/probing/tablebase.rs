@@ -304,3 +304,49 @@ fn the_example_program_probes_a_fen() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("KNK.xqtb"), "{err}");
 }
+
+/// A table truncated and then rewritten in place under an open `Tablebase`: probes that need
+/// its unread blocks fail with an error naming it (a memory-mapped reader died of SIGBUS here,
+/// taking the process with it), `refresh` notices each change, and the whole file is served
+/// again once it is back.
+#[test]
+fn a_table_changed_in_place_fails_cleanly_and_is_reopened() {
+    let d = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(tables()).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "xqtb") {
+            std::fs::copy(&p, d.path().join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let path = d.path().join(format!("{MAT}.xqtb"));
+    let good = std::fs::read(&path).unwrap();
+    let tb = Tablebase::new(d.path(), 1 << 16);
+    let reference = Tablebase::open(tables()).unwrap();
+    let ps = positions(200, 7);
+    let (red, black): (Vec<&Position>, Vec<&Position>) =
+        ps.iter().partition(|p| p.turn() == Color::Red);
+    assert_eq!(
+        tb.probe_wdl(red[0]).unwrap(),
+        reference.probe_wdl(red[0]).unwrap()
+    );
+    assert!(!tb.refresh(), "nothing changed yet");
+    // Truncated in place (as `cp new.xqtb X.xqtb` starts by doing): Black's blocks were never
+    // read, and now cannot be.
+    let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    f.set_len(good.len() as u64 / 2).unwrap();
+    for p in &black {
+        if let Err(e) = tb.probe_wdl(p) {
+            assert!(e.to_string().contains(&format!("{MAT}.xqtb")), "{e}");
+        }
+    }
+    assert!(tb.refresh(), "the truncation is noticed");
+    let err = tb.probe_wdl(black[0]).unwrap_err();
+    assert!(matches!(err, ProbeError::Unusable { .. }), "{err:?}");
+    // Written back in place: served again after a refresh, every value right.
+    std::os::unix::fs::FileExt::write_all_at(&f, &good, 0).unwrap();
+    drop(f);
+    assert!(tb.refresh(), "the rewrite is noticed");
+    for p in &ps {
+        assert_eq!(tb.probe_dtc(p).unwrap(), reference.probe_dtc(p).unwrap());
+    }
+}
