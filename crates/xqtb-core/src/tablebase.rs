@@ -173,6 +173,9 @@ impl OpenTable {
     }
 }
 
+/// Why a table could not be used, and its file as it was then (`None`: there was none).
+type Failure = (Arc<TableError>, Option<FileStamp>);
+
 /// Tables in one directory, opened on first use.
 pub struct Tablebase {
     dir: PathBuf,
@@ -181,7 +184,7 @@ pub struct Tablebase {
     check_files: bool,
     open: Mutex<HashMap<Material, Arc<OpenTable>>>,
     /// Tables that failed to open or their checks, with why and the file as it was then.
-    failed: Mutex<HashMap<Material, (Arc<TableError>, Option<FileStamp>)>>,
+    failed: Mutex<HashMap<Material, Failure>>,
     /// The rule set of the directory's tables (those the rules can change).
     rules: Mutex<DirRules>,
     /// Distinguishes this tablebase, and its tables since the last change on disk, in the
