@@ -104,26 +104,27 @@ fn a_waiting_build_finishes_after_the_first() {
     assert_ok("second (waited)", &b);
 }
 
-#[test]
-fn builds_sharing_a_tmp_never_share_a_store() {
-    let (d1, d2, tmp) = (
-        tempfile::tempdir().unwrap(),
-        tempfile::tempdir().unwrap(),
-        tempfile::tempdir().unwrap(),
-    );
+/// Two builds of KRKAABB into two new directories sharing one new `--tmp`, started together
+/// with `extra` options: the directories and `--tmp`, and each build's output.
+fn race_sharing_tmp(extra: &[&str]) -> ([tempfile::TempDir; 3], [Output; 2]) {
+    let dirs = [(); 3].map(|()| tempfile::tempdir().unwrap());
     let spawn = |d: &Path| {
-        build_quiet("KRKAABB", d, &["--tmp"])
-            .arg(tmp.path())
+        build_quiet("KRKAABB", d, extra)
+            .arg("--tmp")
+            .arg(dirs[2].path())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap()
     };
-    let (p1, p2) = (spawn(d1.path()), spawn(d2.path()));
-    let outs = [
-        p1.wait_with_output().unwrap(),
-        p2.wait_with_output().unwrap(),
-    ];
+    let children = [spawn(dirs[0].path()), spawn(dirs[1].path())];
+    let outs = children.map(|c| c.wait_with_output().unwrap());
+    (dirs, outs)
+}
+
+#[test]
+fn builds_sharing_a_tmp_never_share_a_store() {
+    let ([d1, d2, _tmp], outs) = race_sharing_tmp(&[]);
     let want = reference("KRKAABB");
     for (d, o) in [d1.path(), d2.path()].into_iter().zip(&outs) {
         if o.status.success() {
@@ -262,24 +263,10 @@ fn a_non_utf8_dir_and_tmp_work() {
 /// waits for the first and both succeed.
 #[test]
 fn builds_sharing_a_tmp_wait_for_each_other() {
-    let (d1, d2, tmp) = (
-        tempfile::tempdir().unwrap(),
-        tempfile::tempdir().unwrap(),
-        tempfile::tempdir().unwrap(),
-    );
-    let spawn = |d: &Path| {
-        build_quiet("KRKAABB", d, &["--wait", "--tmp"])
-            .arg(tmp.path())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
-    let (p1, p2) = (spawn(d1.path()), spawn(d2.path()));
+    let ([d1, d2, tmp], outs) = race_sharing_tmp(&["--wait"]);
     let want = reference("KRKAABB");
-    for (d, p) in [d1.path(), d2.path()].into_iter().zip([p1, p2]) {
-        let o = p.wait_with_output().unwrap();
-        assert_ok("a build sharing --tmp, with --wait", &o);
+    for (d, o) in [d1.path(), d2.path()].into_iter().zip(&outs) {
+        assert_ok("a build sharing --tmp, with --wait", o);
         assert!(tables(d) == want);
     }
     assert!(tmp.path().join(".xqtb.lock").is_file());

@@ -45,6 +45,14 @@ fn clean(rules: &'static str) -> &'static Path {
     dirs.iter().find(|(r, _)| *r == rules).unwrap().1.path()
 }
 
+/// Copies the tables of `materials` from `from` to `to`.
+fn copy_tables(from: &Path, to: &Path, materials: &[&str]) {
+    for m in materials {
+        let name = format!("{m}.xqtb");
+        std::fs::copy(from.join(&name), to.join(&name)).unwrap();
+    }
+}
+
 fn krkn(dir: &Path) -> Vec<u8> {
     std::fs::read(dir.join("KRKN.xqtb")).unwrap()
 }
@@ -92,10 +100,7 @@ fn a_checkpoint_resumes_only_under_its_own_rules() {
             text(&refused.stderr)
         );
         let elsewhere = tempfile::tempdir().unwrap();
-        for m in ["KK", "KRK", "KNK"] {
-            let name = format!("{m}.xqtb");
-            std::fs::copy(dir.path().join(&name), elsewhere.path().join(&name)).unwrap();
-        }
+        copy_tables(dir.path(), elsewhere.path(), &["KK", "KRK", "KNK"]);
         let before = common::tables(elsewhere.path());
         let out = build_cmd("KRKN", elsewhere.path(), &["--rules", second, "--checkpoint-secs", "0"])
             .output()
@@ -137,10 +142,7 @@ fn one_sided_tables_are_the_same_under_every_rule_set() {
 #[test]
 fn a_directory_mixing_rule_sets_is_refused_by_every_reader() {
     let dir = tempfile::tempdir().unwrap();
-    for m in ["KK", "KRK", "KNK", "KRKN"] {
-        let name = format!("{m}.xqtb");
-        std::fs::copy(clean("asian").join(&name), dir.path().join(&name)).unwrap();
-    }
+    copy_tables(clean("asian"), dir.path(), &["KK", "KRK", "KNK", "KRKN"]);
     let none = tempfile::tempdir().unwrap();
     assert_ok(
         "KCKN none",
@@ -204,10 +206,7 @@ fn rewrite_with_other_bytes(dir: &Path, m: &str) {
 #[test]
 fn a_table_whose_supporting_table_changed_is_refused_then_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
-    for m in ["KK", "KRK", "KNK", "KRKN"] {
-        let name = format!("{m}.xqtb");
-        std::fs::copy(clean("asian").join(&name), dir.path().join(&name)).unwrap();
-    }
+    copy_tables(clean("asian"), dir.path(), &["KK", "KRK", "KNK", "KRKN"]);
     rewrite_with_other_bytes(dir.path(), "KRK");
     assert!(std::fs::read(dir.path().join("KRK.xqtb")).unwrap()
         != std::fs::read(clean("asian").join("KRK.xqtb")).unwrap());

@@ -26,6 +26,15 @@ fn tables() -> &'static Path {
     .path()
 }
 
+/// A new directory holding a copy of [`tables`]'s files, to damage.
+fn copy_of_tables() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    for (name, bytes) in crate::common::tables(tables()) {
+        std::fs::write(d.path().join(name), bytes).unwrap();
+    }
+    d
+}
+
 /// `n` random legal positions of [`MAT`], both sides to move (seeded: the same every run).
 fn positions(n: usize, seed: u64) -> Vec<Position> {
     let ix = Indexer::new(MAT.parse().unwrap()).unwrap();
@@ -169,13 +178,7 @@ fn eight_threads_probe_like_one() {
 
 #[test]
 fn the_wdl_path_reads_no_distances() {
-    let d = tempfile::tempdir().unwrap();
-    for e in std::fs::read_dir(tables()).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "xqtb") {
-            std::fs::copy(&p, d.path().join(p.file_name().unwrap())).unwrap();
-        }
-    }
+    let d = copy_of_tables();
     // Damage the first distance block (side 0, block 0: it starts right after the header and
     // the supporting-table list, formats/table.md §3).
     let path = d.path().join(format!("{MAT}.xqtb"));
@@ -311,13 +314,7 @@ fn the_example_program_probes_a_fen() {
 /// again once it is back.
 #[test]
 fn a_table_changed_in_place_fails_cleanly_and_is_reopened() {
-    let d = tempfile::tempdir().unwrap();
-    for e in std::fs::read_dir(tables()).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "xqtb") {
-            std::fs::copy(&p, d.path().join(p.file_name().unwrap())).unwrap();
-        }
-    }
+    let d = copy_of_tables();
     let path = d.path().join(format!("{MAT}.xqtb"));
     let good = std::fs::read(&path).unwrap();
     let tb = Tablebase::new(d.path(), 1 << 16);
