@@ -314,8 +314,8 @@ fn present(opts: &BuildOptions, material: Material) -> Result<Header, Option<Str
 fn changed_support(opts: &BuildOptions, table: &TableFile) -> Option<String> {
     table.header().supports.iter().find_map(|record| {
         let path = table_path(&opts.dir, record.material);
-        let found = match TableFile::open(&path, 0) {
-            Ok(f) => f.as_support(),
+        let found = match crate::table::read_identity(&path) {
+            Ok(found) => found,
             Err(e) => return Some(format!("{}: its supporting table: {e}", table.path().display())),
         };
         record.check(&found, table.path(), &path).err().map(|e| e.to_string())

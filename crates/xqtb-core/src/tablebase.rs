@@ -10,7 +10,7 @@
 //! Tables are only probed together when they belong together (`formats/table.md` §4.1): a
 //! directory holds tables of one rule set (besides `dtc-any` tables, which serve every rule
 //! set), and a table opens only if each table its captures lead to, where present, is the very
-//! file it was built from. Otherwise probes of it fail with a [`ProbeError::Unusable`] naming
+//! file it was built from (and still is when that table is opened). Otherwise probes of it fail with a [`ProbeError::Unusable`] naming
 //! both files. [`Tablebase::refresh`] notices tables rebuilt on disk and reopens them.
 //!
 //! ```
@@ -45,7 +45,7 @@ use crate::index::{IndexError, Indexer};
 use crate::material::Material;
 use crate::piece::Color;
 use crate::position::{Move, Position};
-use crate::table::{table_path, RuleSet, TableError, TableFile};
+use crate::table::{table_path, RuleSet, SupportingTable, TableError, TableFile};
 use crate::value::{Outcome, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -187,6 +187,9 @@ pub struct Tablebase {
     failed: Mutex<HashMap<Material, Failure>>,
     /// The rule set of the directory's tables (those the rules can change).
     rules: Mutex<DirRules>,
+    /// Supporting tables as the tables opened so far found them (and the first such table's
+    /// path): each must still be that file when it is opened itself.
+    expected: Mutex<HashMap<Material, (SupportingTable, PathBuf)>>,
     /// Distinguishes this tablebase, and its tables since the last change on disk, in the
     /// threads' caches of the last table probed.
     id: AtomicU64,
@@ -270,6 +273,7 @@ impl Tablebase {
             open: Mutex::new(HashMap::new()),
             failed: Mutex::new(HashMap::new()),
             rules: Mutex::new(scan_rules(dir)),
+            expected: Mutex::new(HashMap::new()),
             id: AtomicU64::new(NEXT_ID.fetch_add(1, Relaxed)),
         }
     }
@@ -300,6 +304,7 @@ impl Tablebase {
         }
         self.open.lock().unwrap().clear();
         self.failed.lock().unwrap().clear();
+        self.expected.lock().unwrap().clear();
         *self.rules.lock().unwrap() = scan_rules(&self.dir);
         self.id.store(NEXT_ID.fetch_add(1, Relaxed), Relaxed);
         true
@@ -380,16 +385,46 @@ impl Tablebase {
         }
         self.check_rule_set(&file)?;
         for record in &file.header().supports {
-            // A support that is absent or unusable fails the probes that need it, with its own
-            // error; one that opens must be the file this table was built from.
-            if let Ok(support) = self.table(record.material) {
-                record.check(&support.file.as_support(), &path, support.file.path())?;
-            }
+            self.check_support(record, &path)?;
         }
+        self.check_expected(&file)?;
         if self.check_files {
             file.verify_file_checksum()?;
         }
         Ok(OpenTable { file, stamp })
+    }
+
+    /// Fails unless the supporting table `record` names, if present, is the file the table at
+    /// `table` was built from. Its identity is read from its header and trailer (opening it
+    /// for probes, with its index, would open the whole chain below at once); it must still be
+    /// that file when it is opened ([`Tablebase::check_expected`]). A supporting table that is
+    /// absent or unreadable fails the probes that need it, with its own error.
+    fn check_support(&self, record: &SupportingTable, table: &Path) -> Result<(), TableError> {
+        let path = table_path(&self.dir, record.material);
+        let open = self.open.lock().unwrap().get(&record.material).cloned();
+        let found = match open {
+            Some(t) => t.file.as_support(),
+            None => match crate::table::read_identity(&path) {
+                Ok(found) => found,
+                Err(_) => return Ok(()),
+            },
+        };
+        record.check(&found, table, &path)?;
+        self.expected
+            .lock()
+            .unwrap()
+            .insert(record.material, (*record, table.to_owned()));
+        Ok(())
+    }
+
+    /// Fails if `file` is not the file a table opened before it found as its supporting table
+    /// (it was replaced in between).
+    fn check_expected(&self, file: &TableFile) -> Result<(), TableError> {
+        let material = file.header().material;
+        match self.expected.lock().unwrap().get(&material) {
+            Some((record, table)) => record.check(&file.as_support(), table, file.path()),
+            None => Ok(()),
+        }
     }
 
     /// Fails unless `file`'s rule set combines with the directory's (the first table of rules

@@ -27,7 +27,7 @@ mod read;
 mod stats;
 mod write;
 
-pub use read::{cache_limit, read_header, ReadAt, TableFile};
+pub use read::{cache_limit, read_header, read_identity, ReadAt, TableFile};
 pub use stats::{merge_tallies, Tally};
 pub use write::TableWriter;
 

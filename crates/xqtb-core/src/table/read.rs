@@ -178,6 +178,23 @@ fn open_plain(path: &Path) -> Result<File, TableError> {
     File::open(path).map_err(TableError::io(path))
 }
 
+/// What a table built from the file at `path` records of it ([`TableFile::as_support`]), from
+/// its header and trailer alone.
+pub fn read_identity(path: &Path) -> Result<SupportingTable, TableError> {
+    let f = open_plain(path)?;
+    let len = f.metadata().map_err(TableError::io(path))?.len();
+    let h = header_of(&f, len, path)?;
+    let mut trailer = [0u8; 4];
+    f.read_exact_at(&mut trailer, len - 4)
+        .map_err(TableError::io(path))?;
+    Ok(SupportingTable {
+        material: h.material,
+        rule_set: h.rule_set,
+        file_crc: LE::read_u32(&trailer),
+        file_len: len,
+    })
+}
+
 /// The header and supporting-table list of a table file of `len` bytes read through `r`,
 /// checked: magic, versions, checksums, fields, and the length the header states.
 fn header_of<R: ReadAt>(r: &R, len: u64, path: &Path) -> Result<Header, TableError> {
