@@ -6,10 +6,14 @@
 //! [`Tablebase`] (one bounded block cache per open table). A table's whole-file checksum is
 //! checked the first time a request needs it; a table that fails is answered with 503 naming
 //! the file from then on, while the other tables go on serving. Probing runs on Tokio's blocking
-//! pool, at most a few requests at a time per core.
+//! pool, at most a few requests at a time per core. Connections are served by our own loop
+//! ([`listen`]): a cap on open connections, and deadlines for request heads and idle clients.
 
 mod api;
 mod assets;
+mod listen;
+
+pub use listen::Limits;
 
 use crate::material::Material;
 use crate::query::{self, TableStats};
@@ -33,6 +37,8 @@ pub struct Config {
     pub cache_bytes: usize,
     /// Log one line per request (method, path, status, latency) on stderr.
     pub log_requests: bool,
+    /// Open connections and their deadlines.
+    pub limits: Limits,
 }
 
 /// One table's statistics once computed; locked while they are being computed.
@@ -167,9 +173,7 @@ pub async fn run(config: Config) -> std::io::Result<()> {
     let _ = std::io::stdout().flush();
     let state = Arc::new(State::new(&config));
     let app = router(state, config.log_requests);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    listen::serve(listener, app, config.limits, shutdown_signal()).await;
     println!("xqtb serve: stopped");
     Ok(())
 }

@@ -13,3 +13,4 @@ mod api_doc;
 mod cli;
 mod http_api;
 mod query_page;
+mod slow_clients;

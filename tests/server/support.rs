@@ -22,9 +22,15 @@ pub struct Server {
 
 impl Server {
     pub fn start(dir: &Path) -> Server {
+        Server::start_with(dir, &[])
+    }
+
+    /// With more options of `xqtb serve` (limits).
+    pub fn start_with(dir: &Path, options: &[&str]) -> Server {
         let mut child = xqtb()
             .args(["serve", "--addr", "127.0.0.1:0", "--dir"])
             .arg(dir)
+            .args(options)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -59,6 +65,11 @@ impl Server {
 
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
+    }
+
+    /// `127.0.0.1:PORT`, for raw TCP connections.
+    pub fn addr(&self) -> &str {
+        self.base.trim_start_matches("http://")
     }
 
     /// Stops the server as Ctrl-C does (SIGINT) and returns its exit success and its log
