@@ -1,6 +1,7 @@
 //! The JSON API: `/api/probe`, `/api/mainline`, `/api/tables`, `/api/stats/<MATERIAL>`.
 //! Every error is `{"error": "..."}` with a 4xx status naming the problem, or 503 for a table
-//! that cannot be read; nothing here panics on input.
+//! that cannot be read; nothing here panics on input. (The server's `error_answer` turns any
+//! other error under `/api/` into the same shape.)
 
 use super::State;
 use crate::material::Material;
@@ -8,11 +9,11 @@ use crate::position::Position;
 use crate::query::{self, Mainline, ProbeResult, TableStats, TableSummary};
 use crate::table::file_name;
 use crate::tablebase::ProbeError;
-use axum::extract::rejection::QueryRejection;
+use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{any, get};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -27,7 +28,9 @@ pub fn routes() -> Router<Arc<State>> {
     let quick = Router::new()
         .route("/api/probe", get(probe))
         .route("/api/mainline", get(mainline))
-        .route("/api/{*rest}", get(unknown))
+        .route("/api", any(unknown))
+        .route("/api/", any(unknown))
+        .route("/api/{*rest}", any(unknown))
         .layer(super::timeout(super::QUICK))
         .layer(axum::middleware::map_response(timed_out));
     // The list computes the statistics of tables with orders above 0 (their longest wins).
@@ -36,7 +39,17 @@ pub fn routes() -> Router<Arc<State>> {
         .route("/api/stats/{material}", get(stats))
         .layer(super::timeout(super::FULL_PASS))
         .layer(axum::middleware::map_response(timed_out));
-    quick.merge(full_pass)
+    quick
+        .merge(full_pass)
+        .method_not_allowed_fallback(not_allowed)
+}
+
+/// A known endpoint asked with another method than GET (or HEAD); axum adds `Allow`.
+async fn not_allowed(method: Method, uri: Uri) -> ApiError {
+    ApiError::MethodNotAllowed(format!(
+        "method {method} not allowed on {}: the API answers GET",
+        uri.path()
+    ))
 }
 
 /// The timeout's answer (a bare 503) as an API error saying what happened.
@@ -57,6 +70,7 @@ async fn timed_out(r: Response) -> Response {
 pub enum ApiError {
     BadRequest(String),
     NotFound(String),
+    MethodNotAllowed(String),
     Unavailable(String),
 }
 
@@ -70,13 +84,43 @@ impl IntoResponse for ApiError {
         let (status, msg) = match &self {
             ApiError::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
             ApiError::NotFound(m) => (StatusCode::NOT_FOUND, m),
+            ApiError::MethodNotAllowed(m) => (StatusCode::METHOD_NOT_ALLOWED, m),
             ApiError::Unavailable(m) => (StatusCode::SERVICE_UNAVAILABLE, m),
         };
-        let mut r = (status, Json(ErrorBody { error: msg })).into_response();
-        r.headers_mut()
-            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-        r
+        error_response(status, msg)
     }
+}
+
+/// `{"error": msg}` with `status`, never cached.
+pub(super) fn error_response(status: StatusCode, msg: &str) -> Response {
+    let mut r = (status, Json(ErrorBody { error: msg })).into_response();
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// An error answer that is not JSON, as `{"error": ...}`: its text (a rejection's message) or
+/// else its status's name; the status and the other headers (`Allow`) are kept.
+pub(super) async fn json_error(r: Response) -> Response {
+    let (mut parts, body) = r.into_parts();
+    let text = axum::body::to_bytes(body, 16 << 10)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let msg = if text.is_empty() {
+        let name = parts.status.canonical_reason().unwrap_or("error");
+        name.to_lowercase()
+    } else {
+        text
+    };
+    let (json, body) = error_response(parts.status, &msg).into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    for name in [header::CONTENT_TYPE, header::CACHE_CONTROL] {
+        if let Some(v) = json.headers.get(&name) {
+            parts.headers.insert(name, v.clone());
+        }
+    }
+    Response::from_parts(parts, body)
 }
 
 impl From<ProbeError> for ApiError {
@@ -219,8 +263,9 @@ async fn tables(axum::extract::State(state): AppState) -> Result<Response, ApiEr
 
 async fn stats(
     axum::extract::State(state): AppState,
-    Path(name): Path<String>,
+    path: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
+    let Path(name) = path.map_err(|e| ApiError::BadRequest(format!("bad material: {e}")))?;
     let material: Material = name
         .parse()
         .map_err(|e| ApiError::BadRequest(format!("bad material {name:?}: {e}")))?;
@@ -238,10 +283,13 @@ async fn stats(
     Ok(ok(&*s))
 }
 
-async fn unknown(Path(rest): Path<String>) -> ApiError {
+/// Any method on a path under `/api/` that is no endpoint. The path as sent (percent-encoded),
+/// so that no path is refused for its bytes.
+async fn unknown(uri: Uri) -> ApiError {
     ApiError::NotFound(format!(
-        "no API endpoint /api/{rest}: there are /api/probe?fen=, /api/mainline?fen=, \
-         /api/tables and /api/stats/<MATERIAL>"
+        "no API endpoint {}: there are /api/probe?fen=, /api/mainline?fen=, /api/tables and \
+         /api/stats/<MATERIAL>",
+        uri.path()
     ))
 }
 

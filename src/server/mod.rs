@@ -8,6 +8,7 @@
 //! the file from then on, while the other tables go on serving. Probing runs on Tokio's blocking
 //! pool, at most a few requests at a time per core. Connections are served by our own loop
 //! ([`listen`]): a cap on open connections, and deadlines for request heads and idle clients.
+//! Every error answer carries `Cache-Control: no-store`, and under `/api/` is JSON.
 
 mod api;
 mod assets;
@@ -108,8 +109,9 @@ pub fn router(state: Arc<State>, log_requests: bool) -> Router {
     let app = Router::new()
         .merge(api::routes())
         .merge(assets::routes().layer(timeout(QUICK)))
-        .with_state(state)
-        .layer(CompressionLayer::new());
+        .with_state(state);
+    // Inside compression: the error answers are read and rewritten before they are compressed.
+    let app = errors_answered(app).layer(CompressionLayer::new());
     if log_requests {
         app.layer(
             tower_http::trace::TraceLayer::new_for_http()
@@ -133,6 +135,54 @@ pub fn router(state: Arc<State>, log_requests: bool) -> Router {
     } else {
         app
     }
+}
+
+/// A panic in a handler answers 500 (and is logged) instead of dropping the connection; every
+/// error answer gets `no-store` and, under `/api/`, a JSON body.
+fn errors_answered(app: Router) -> Router {
+    app.layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked))
+        .layer(axum::middleware::from_fn(error_answer))
+}
+
+fn panicked(payload: Box<dyn std::any::Any + Send + 'static>) -> axum::response::Response {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    tracing::error!("a request panicked: {what}");
+    api::error_response(
+        axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+        "internal error: the server failed on this request (a bug: please report it)",
+    )
+}
+
+/// An error must not be cached: a 404 becomes a 200 once its table is built, a 503 passes. An
+/// API client reads JSON: what axum answers by itself (a method not allowed, a rejected
+/// extractor) or a bare timeout becomes `{"error": ...}` too.
+async fn error_answer(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::http::{header, HeaderValue};
+    let path = req.uri().path();
+    let api = path == "/api" || path.starts_with("/api/");
+    let r = next.run(req).await;
+    if !(r.status().is_client_error() || r.status().is_server_error()) {
+        return r;
+    }
+    let is_json = r
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let mut r = if api && !is_json {
+        api::json_error(r).await
+    } else {
+        r
+    };
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
 }
 
 /// Binds, says where it listens and how many tables it found, and serves until Ctrl-C or
@@ -196,4 +246,69 @@ async fn shutdown_signal() {
     }
     // Not on stdout: this runs on a worker thread while the main thread holds stdout.
     tracing::info!("shutting down");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::{header, Request, StatusCode};
+    use axum::routing::get;
+    use tower::ServiceExt;
+
+    async fn boom() -> &'static str {
+        panic!("boom")
+    }
+
+    /// Routes that fail in ways the real ones never should, behind the same layers.
+    fn failing() -> Router {
+        let slow = || async {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            "late"
+        };
+        let app = Router::new()
+            .route("/api/boom", get(boom))
+            .route(
+                "/api/plain",
+                get(|| async { (StatusCode::CONFLICT, "plain text") }),
+            )
+            .route("/api/slow", get(slow))
+            .route("/slow", get(slow))
+            .route("/boom", get(boom))
+            .layer(timeout(Duration::from_millis(50)));
+        errors_answered(app)
+    }
+
+    async fn call(path: &str) -> (StatusCode, axum::http::HeaderMap, String) {
+        let req = Request::get(path).body(axum::body::Body::empty()).unwrap();
+        let r = failing().oneshot(req).await.unwrap();
+        let (parts, body) = r.into_parts();
+        let body = axum::body::to_bytes(body, 1 << 16).await.unwrap();
+        (
+            parts.status,
+            parts.headers,
+            String::from_utf8(body.to_vec()).unwrap(),
+        )
+    }
+
+    #[tokio::test]
+    async fn every_error_is_never_cached_and_json_under_api() {
+        for (path, status, text) in [
+            ("/api/boom", 500, "internal error"),
+            ("/boom", 500, "internal error"),
+            ("/api/plain", 409, "plain text"),
+            ("/api/slow", 503, "service unavailable"),
+        ] {
+            let (s, headers, body) = call(path).await;
+            assert_eq!(s.as_u16(), status, "{path}");
+            assert_eq!(headers[header::CACHE_CONTROL], "no-store", "{path}");
+            assert_eq!(headers[header::CONTENT_TYPE], "application/json", "{path}");
+            let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+            let e = v["error"].as_str().unwrap_or_else(|| panic!("{path}: {v}"));
+            assert!(e.contains(text), "{path}: {e:?}");
+        }
+        // A page's timeout stays a bare 503, but is not cached either.
+        let (s, headers, _) = call("/slow").await;
+        assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(headers[header::CACHE_CONTROL], "no-store");
+    }
 }

@@ -164,6 +164,23 @@ pub fn get(url: &str) -> Reply {
     get_with(url, &[])
 }
 
+/// `method` on `url`, with an empty body.
+pub fn request(method: &str, url: &str) -> Reply {
+    let req = ureq::http::Request::builder()
+        .method(method)
+        .uri(url)
+        .body(&b""[..])
+        .unwrap();
+    let mut resp = agent()
+        .run(req)
+        .unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+    Reply {
+        status: resp.status().as_u16(),
+        headers: resp.headers().clone(),
+        body: resp.body_mut().read_to_string().unwrap_or_default(),
+    }
+}
+
 /// Percent-encodes a query value.
 pub fn enc(s: &str) -> String {
     let mut out = String::new();
