@@ -148,10 +148,11 @@ impl From<ProbeError> for ApiError {
     }
 }
 
-/// A successful answer about positions or one table: JSON, cacheable for a day (a table never
-/// changes while it is served).
+/// A successful answer about positions or one table: JSON, cacheable for a minute. A table may
+/// be rebuilt on disk while it is served, and the rebuilt one is served anew: a cached answer
+/// is then at most a minute old.
 fn ok<T: Serialize>(value: T) -> Response {
-    cached(value, "public, max-age=86400")
+    cached(value, "public, max-age=60")
 }
 
 fn cached<T: Serialize>(value: T, cache: &'static str) -> Response {
