@@ -5,7 +5,7 @@
 //! - At most [`Limits::max_connections`] connections are open at once. At the cap the loop stops
 //!   accepting: further connections wait in the kernel's listen backlog and are served as slots
 //!   free, which the deadlines below guarantee. (Accepting and closing them at once would turn
-//!   every client away while the cap is full, with a reset no browser retries.)
+//!   every client away while the cap is full, with an empty answer that it takes as a failure.)
 //! - A request head must arrive whole within [`Limits::header_timeout`] of its first byte (of
 //!   the accept, for a connection's first request), however slowly it trickles in.
 //! - While the server waits on the client, to read its answer or to send another request on a
@@ -21,12 +21,13 @@ use hyper::server::conn::http1;
 use hyper_util::rt::TokioIo;
 use std::future::Future;
 use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{watch, Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use tower::ServiceExt;
@@ -61,8 +62,26 @@ impl Default for Limits {
 /// connections alone hold 200 MiB.
 const MAX_BUFFER: usize = 64 << 10;
 
+/// Connections the kernel completes and queues for the server beyond those it serves: at the
+/// cap they wait here. Two caps' worth cost the kernel a few KiB each, the server nothing; past
+/// them the kernel drops new handshakes and clients retry by themselves. (The default, 128,
+/// is std's and tokio's; the kernel lowers it to `net.core.somaxconn`.)
+const BACKLOG: u32 = 1024;
+
 /// How often at most the log says that the cap is reached (a flood would repeat it per slot).
 const CAP_WARNING_EVERY: Duration = Duration::from_secs(60);
+
+/// A listener on `addr` with a backlog of [`BACKLOG`].
+pub fn bind(addr: SocketAddr) -> io::Result<TcpListener> {
+    let socket = match addr {
+        SocketAddr::V4(_) => TcpSocket::new_v4()?,
+        SocketAddr::V6(_) => TcpSocket::new_v6()?,
+    };
+    // As std and tokio do: a restarted server can bind while old connections linger.
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
+}
 
 /// Serves `app` on `listener` within `limits` until `signal`, then stops accepting, lets each
 /// connection finish the request it is answering and waits for all to close.

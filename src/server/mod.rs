@@ -194,11 +194,9 @@ pub async fn run(config: Config) -> std::io::Result<()> {
             format!("cannot read table directory {}: {e}", config.dir.display()),
         )
     })?;
-    let listener = tokio::net::TcpListener::bind(config.addr)
-        .await
-        .map_err(|e| {
-            std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.addr))
-        })?;
+    let listener = listen::bind(config.addr).map_err(|e| {
+        std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.addr))
+    })?;
     let addr = listener.local_addr()?;
     let mib = |b: u64| b as f64 / (1 << 20) as f64;
     // A table's cache never holds more than its blocks (a table that cannot be opened now
