@@ -183,20 +183,26 @@ fn position_of(q: Result<Query<PositionQuery>, QueryRejection>) -> Result<Positi
         .map_err(|e| ApiError::BadRequest(format!("bad position {text:?}: {e}")))
 }
 
-/// Runs blocking table work on the blocking pool, a bounded number at a time.
+/// Runs blocking table work on the blocking pool, a bounded number at a time. The work holds
+/// its permit to its end: a request dropped meanwhile (its timeout, its client gone) cannot
+/// stop the work, and must not let more start.
 async fn blocking<T: Send + 'static>(
     state: &Arc<State>,
     f: impl FnOnce(&State) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let _permit = state
+    let permit = state
         .work
-        .acquire()
+        .clone()
+        .acquire_owned()
         .await
         .map_err(|_| ApiError::Unavailable("server is shutting down".into()))?;
     let st = state.clone();
-    tokio::task::spawn_blocking(move || f(&st))
-        .await
-        .map_err(|e| ApiError::Unavailable(format!("probe task failed: {e}")))?
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        f(&st)
+    })
+    .await
+    .map_err(|e| ApiError::Unavailable(format!("probe task failed: {e}")))?
 }
 
 async fn probe(
@@ -299,6 +305,41 @@ mod tests {
     use super::*;
     use std::time::Duration;
     use tower::ServiceExt;
+
+    #[tokio::test]
+    async fn dropped_requests_work_keeps_its_permit_until_it_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = super::super::Config {
+            dir: dir.path().into(),
+            addr: "127.0.0.1:0".parse().unwrap(),
+            cache_bytes: 1 << 20,
+            log_requests: false,
+            limits: Default::default(),
+        };
+        let state = Arc::new(State::new(&config));
+        let all = state.work.available_permits();
+        let (finish, finished) = std::sync::mpsc::channel::<()>();
+        let work = blocking(&state, move |_| {
+            let _ = finished.recv();
+            Ok(())
+        });
+        // The request gives up (a timeout, or its client went away) while the work runs.
+        let dropped = tokio::time::timeout(Duration::from_millis(50), work).await;
+        assert!(dropped.is_err());
+        assert_eq!(
+            state.work.available_permits(),
+            all - 1,
+            "the work holds its permit"
+        );
+        finish.send(()).unwrap();
+        for _ in 0..500 {
+            if state.work.available_permits() == all {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("the permit is given back when the work ends");
+    }
 
     #[tokio::test]
     async fn a_request_out_of_time_is_a_json_503() {

@@ -52,8 +52,9 @@ pub struct State {
     /// Statistics per table, computed once (a full pass over the table): requests arriving
     /// while it runs wait for it on the table's own lock instead of starting another pass.
     stats: Mutex<HashMap<Material, Arc<StatsSlot>>>,
-    /// Bounds the probing work running at once on the blocking pool.
-    work: Semaphore,
+    /// Bounds the probing work running at once on the blocking pool (each task holds a permit
+    /// until it ends, even if its request was dropped meanwhile).
+    work: Arc<Semaphore>,
 }
 
 impl State {
@@ -66,7 +67,7 @@ impl State {
             tb: Tablebase::new(&config.dir, config.cache_bytes).with_file_checksums(),
             dir: config.dir.clone(),
             stats: Mutex::new(HashMap::new()),
-            work: Semaphore::new(4 * cores),
+            work: Arc::new(Semaphore::new(4 * cores)),
         }
     }
 
