@@ -132,7 +132,7 @@ async fn accept(
     loop {
         match listener.accept().await {
             Ok((tcp, _)) => return (tcp, slot),
-            Err(e) if one_connections_error(&e) => {}
+            Err(e) if is_connection_error(&e) => {}
             Err(e) => {
                 tracing::error!("cannot accept a connection: {e} (retrying in 1 s)");
                 tokio::time::sleep(Duration::from_secs(1)).await;
@@ -141,7 +141,8 @@ async fn accept(
     }
 }
 
-fn one_connections_error(e: &io::Error) -> bool {
+/// An error of the one connection being accepted (reset before it was): the next may succeed.
+fn is_connection_error(e: &io::Error) -> bool {
     use io::ErrorKind::*;
     matches!(
         e.kind(),
