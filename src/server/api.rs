@@ -1,6 +1,7 @@
 //! The JSON API: `/api/probe`, `/api/mainline`, `/api/tables`, `/api/stats/<MATERIAL>`.
 //! Every error is `{"error": "..."}` with a 4xx status naming the problem, or 503 for a table
-//! that cannot be read; nothing here panics on input.
+//! that cannot be read; nothing here panics on input. (The server's `error_answer` turns any
+//! other error under `/api/` into the same shape.)
 
 use super::State;
 use crate::material::Material;
@@ -8,11 +9,11 @@ use crate::position::Position;
 use crate::query::{self, Mainline, ProbeResult, TableStats, TableSummary};
 use crate::table::file_name;
 use crate::tablebase::ProbeError;
-use axum::extract::rejection::QueryRejection;
+use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{any, get};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -27,7 +28,9 @@ pub fn routes() -> Router<Arc<State>> {
     let quick = Router::new()
         .route("/api/probe", get(probe))
         .route("/api/mainline", get(mainline))
-        .route("/api/{*rest}", get(unknown))
+        .route("/api", any(unknown))
+        .route("/api/", any(unknown))
+        .route("/api/{*rest}", any(unknown))
         .layer(super::timeout(super::QUICK))
         .layer(axum::middleware::map_response(timed_out));
     // The list computes the statistics of tables with orders above 0 (their longest wins).
@@ -36,7 +39,17 @@ pub fn routes() -> Router<Arc<State>> {
         .route("/api/stats/{material}", get(stats))
         .layer(super::timeout(super::FULL_PASS))
         .layer(axum::middleware::map_response(timed_out));
-    quick.merge(full_pass)
+    quick
+        .merge(full_pass)
+        .method_not_allowed_fallback(not_allowed)
+}
+
+/// A known endpoint asked with another method than GET (or HEAD); axum adds `Allow`.
+async fn not_allowed(method: Method, uri: Uri) -> ApiError {
+    ApiError::MethodNotAllowed(format!(
+        "method {method} not allowed on {}: the API answers GET",
+        uri.path()
+    ))
 }
 
 /// The timeout's answer (a bare 503) as an API error saying what happened.
@@ -57,6 +70,7 @@ async fn timed_out(r: Response) -> Response {
 pub enum ApiError {
     BadRequest(String),
     NotFound(String),
+    MethodNotAllowed(String),
     Unavailable(String),
 }
 
@@ -70,13 +84,43 @@ impl IntoResponse for ApiError {
         let (status, msg) = match &self {
             ApiError::BadRequest(m) => (StatusCode::BAD_REQUEST, m),
             ApiError::NotFound(m) => (StatusCode::NOT_FOUND, m),
+            ApiError::MethodNotAllowed(m) => (StatusCode::METHOD_NOT_ALLOWED, m),
             ApiError::Unavailable(m) => (StatusCode::SERVICE_UNAVAILABLE, m),
         };
-        let mut r = (status, Json(ErrorBody { error: msg })).into_response();
-        r.headers_mut()
-            .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-        r
+        error_response(status, msg)
     }
+}
+
+/// `{"error": msg}` with `status`, never cached.
+pub(super) fn error_response(status: StatusCode, msg: &str) -> Response {
+    let mut r = (status, Json(ErrorBody { error: msg })).into_response();
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+/// An error answer that is not JSON, as `{"error": ...}`: its text (a rejection's message) or
+/// else its status's name; the status and the other headers (`Allow`) are kept.
+pub(super) async fn json_error(r: Response) -> Response {
+    let (mut parts, body) = r.into_parts();
+    let text = axum::body::to_bytes(body, 16 << 10)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let msg = if text.is_empty() {
+        let name = parts.status.canonical_reason().unwrap_or("error");
+        name.to_lowercase()
+    } else {
+        text
+    };
+    let (json, body) = error_response(parts.status, &msg).into_parts();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    for name in [header::CONTENT_TYPE, header::CACHE_CONTROL] {
+        if let Some(v) = json.headers.get(&name) {
+            parts.headers.insert(name, v.clone());
+        }
+    }
+    Response::from_parts(parts, body)
 }
 
 impl From<ProbeError> for ApiError {
@@ -104,10 +148,11 @@ impl From<ProbeError> for ApiError {
     }
 }
 
-/// A successful answer about positions or one table: JSON, cacheable for a day (a table never
-/// changes while it is served).
+/// A successful answer about positions or one table: JSON, cacheable for a minute. A table may
+/// be rebuilt on disk while it is served, and the rebuilt one is served anew: a cached answer
+/// is then at most a minute old.
 fn ok<T: Serialize>(value: T) -> Response {
-    cached(value, "public, max-age=86400")
+    cached(value, "public, max-age=60")
 }
 
 fn cached<T: Serialize>(value: T, cache: &'static str) -> Response {
@@ -138,20 +183,26 @@ fn position_of(q: Result<Query<PositionQuery>, QueryRejection>) -> Result<Positi
         .map_err(|e| ApiError::BadRequest(format!("bad position {text:?}: {e}")))
 }
 
-/// Runs blocking table work on the blocking pool, a bounded number at a time.
+/// Runs blocking table work on the blocking pool, a bounded number at a time. The work holds
+/// its permit to its end: a request dropped meanwhile (its timeout, its client gone) cannot
+/// stop the work, and must not let more start.
 async fn blocking<T: Send + 'static>(
     state: &Arc<State>,
     f: impl FnOnce(&State) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let _permit = state
+    let permit = state
         .work
-        .acquire()
+        .clone()
+        .acquire_owned()
         .await
         .map_err(|_| ApiError::Unavailable("server is shutting down".into()))?;
     let st = state.clone();
-    tokio::task::spawn_blocking(move || f(&st))
-        .await
-        .map_err(|e| ApiError::Unavailable(format!("probe task failed: {e}")))?
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        f(&st)
+    })
+    .await
+    .map_err(|e| ApiError::Unavailable(format!("probe task failed: {e}")))?
 }
 
 async fn probe(
@@ -219,8 +270,9 @@ async fn tables(axum::extract::State(state): AppState) -> Result<Response, ApiEr
 
 async fn stats(
     axum::extract::State(state): AppState,
-    Path(name): Path<String>,
+    path: Result<Path<String>, PathRejection>,
 ) -> Result<Response, ApiError> {
+    let Path(name) = path.map_err(|e| ApiError::BadRequest(format!("bad material: {e}")))?;
     let material: Material = name
         .parse()
         .map_err(|e| ApiError::BadRequest(format!("bad material {name:?}: {e}")))?;
@@ -238,10 +290,13 @@ async fn stats(
     Ok(ok(&*s))
 }
 
-async fn unknown(Path(rest): Path<String>) -> ApiError {
+/// Any method on a path under `/api/` that is no endpoint. The path as sent (percent-encoded),
+/// so that no path is refused for its bytes.
+async fn unknown(uri: Uri) -> ApiError {
     ApiError::NotFound(format!(
-        "no API endpoint /api/{rest}: there are /api/probe?fen=, /api/mainline?fen=, \
-         /api/tables and /api/stats/<MATERIAL>"
+        "no API endpoint {}: there are /api/probe?fen=, /api/mainline?fen=, /api/tables and \
+         /api/stats/<MATERIAL>",
+        uri.path()
     ))
 }
 
@@ -250,6 +305,41 @@ mod tests {
     use super::*;
     use std::time::Duration;
     use tower::ServiceExt;
+
+    #[tokio::test]
+    async fn dropped_requests_work_keeps_its_permit_until_it_ends() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = super::super::Config {
+            dir: dir.path().into(),
+            addr: "127.0.0.1:0".parse().unwrap(),
+            cache_bytes: 1 << 20,
+            log_requests: false,
+            limits: Default::default(),
+        };
+        let state = Arc::new(State::new(&config));
+        let all = state.work.available_permits();
+        let (finish, finished) = std::sync::mpsc::channel::<()>();
+        let work = blocking(&state, move |_| {
+            let _ = finished.recv();
+            Ok(())
+        });
+        // The request gives up (a timeout, or its client went away) while the work runs.
+        let dropped = tokio::time::timeout(Duration::from_millis(50), work).await;
+        assert!(dropped.is_err());
+        assert_eq!(
+            state.work.available_permits(),
+            all - 1,
+            "the work holds its permit"
+        );
+        finish.send(()).unwrap();
+        for _ in 0..500 {
+            if state.work.available_permits() == all {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("the permit is given back when the work ends");
+    }
 
     #[tokio::test]
     async fn a_request_out_of_time_is_a_json_503() {

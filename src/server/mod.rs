@@ -6,10 +6,15 @@
 //! [`Tablebase`] (one bounded block cache per open table). A table's whole-file checksum is
 //! checked the first time a request needs it; a table that fails is answered with 503 naming
 //! the file from then on, while the other tables go on serving. Probing runs on Tokio's blocking
-//! pool, at most a few requests at a time per core.
+//! pool, at most a few requests at a time per core. Connections are served by our own loop
+//! ([`listen`]): a cap on open connections, and deadlines for request heads and idle clients.
+//! Every error answer carries `Cache-Control: no-store`, and under `/api/` is JSON.
 
 mod api;
 mod assets;
+mod listen;
+
+pub use listen::Limits;
 
 use crate::material::Material;
 use crate::query::{self, TableStats};
@@ -33,6 +38,8 @@ pub struct Config {
     pub cache_bytes: usize,
     /// Log one line per request (method, path, status, latency) on stderr.
     pub log_requests: bool,
+    /// Open connections and their deadlines.
+    pub limits: Limits,
 }
 
 /// One table's statistics once computed; locked while they are being computed.
@@ -45,8 +52,9 @@ pub struct State {
     /// Statistics per table, computed once (a full pass over the table): requests arriving
     /// while it runs wait for it on the table's own lock instead of starting another pass.
     stats: Mutex<HashMap<Material, Arc<StatsSlot>>>,
-    /// Bounds the probing work running at once on the blocking pool.
-    work: Semaphore,
+    /// Bounds the probing work running at once on the blocking pool (each task holds a permit
+    /// until it ends, even if its request was dropped meanwhile).
+    work: Arc<Semaphore>,
 }
 
 impl State {
@@ -59,7 +67,7 @@ impl State {
             tb: Tablebase::new(&config.dir, config.cache_bytes).with_file_checksums(),
             dir: config.dir.clone(),
             stats: Mutex::new(HashMap::new()),
-            work: Semaphore::new(4 * cores),
+            work: Arc::new(Semaphore::new(4 * cores)),
         }
     }
 
@@ -102,8 +110,9 @@ pub fn router(state: Arc<State>, log_requests: bool) -> Router {
     let app = Router::new()
         .merge(api::routes())
         .merge(assets::routes().layer(timeout(QUICK)))
-        .with_state(state)
-        .layer(CompressionLayer::new());
+        .with_state(state);
+    // Inside compression: the error answers are read and rewritten before they are compressed.
+    let app = errors_answered(app).layer(CompressionLayer::new());
     if log_requests {
         app.layer(
             tower_http::trace::TraceLayer::new_for_http()
@@ -129,6 +138,54 @@ pub fn router(state: Arc<State>, log_requests: bool) -> Router {
     }
 }
 
+/// A panic in a handler answers 500 (and is logged) instead of dropping the connection; every
+/// error answer gets `no-store` and, under `/api/`, a JSON body.
+fn errors_answered(app: Router) -> Router {
+    app.layer(tower_http::catch_panic::CatchPanicLayer::custom(panicked))
+        .layer(axum::middleware::from_fn(error_answer))
+}
+
+fn panicked(payload: Box<dyn std::any::Any + Send + 'static>) -> axum::response::Response {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    tracing::error!("a request panicked: {what}");
+    api::error_response(
+        axum::http::StatusCode::INTERNAL_SERVER_ERROR,
+        "internal error: the server failed on this request (a bug: please report it)",
+    )
+}
+
+/// An error must not be cached: a 404 becomes a 200 once its table is built, a 503 passes. An
+/// API client reads JSON: what axum answers by itself (a method not allowed, a rejected
+/// extractor) or a bare timeout becomes `{"error": ...}` too.
+async fn error_answer(
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    use axum::http::{header, HeaderValue};
+    let path = req.uri().path();
+    let api = path == "/api" || path.starts_with("/api/");
+    let r = next.run(req).await;
+    if !(r.status().is_client_error() || r.status().is_server_error()) {
+        return r;
+    }
+    let is_json = r
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let mut r = if api && !is_json {
+        api::json_error(r).await
+    } else {
+        r
+    };
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
 /// Binds, says where it listens and how many tables it found, and serves until Ctrl-C or
 /// SIGTERM. Port 0 picks a free port; the line printed names it.
 pub async fn run(config: Config) -> std::io::Result<()> {
@@ -138,11 +195,9 @@ pub async fn run(config: Config) -> std::io::Result<()> {
             format!("cannot read table directory {}: {e}", config.dir.display()),
         )
     })?;
-    let listener = tokio::net::TcpListener::bind(config.addr)
-        .await
-        .map_err(|e| {
-            std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.addr))
-        })?;
+    let listener = listen::bind(config.addr).map_err(|e| {
+        std::io::Error::new(e.kind(), format!("cannot listen on {}: {e}", config.addr))
+    })?;
     let addr = listener.local_addr()?;
     let mib = |b: u64| b as f64 / (1 << 20) as f64;
     // A table's cache never holds more than its blocks (a table that cannot be opened now
@@ -167,9 +222,7 @@ pub async fn run(config: Config) -> std::io::Result<()> {
     let _ = std::io::stdout().flush();
     let state = Arc::new(State::new(&config));
     let app = router(state, config.log_requests);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    listen::serve(listener, app, config.limits, shutdown_signal()).await;
     println!("xqtb serve: stopped");
     Ok(())
 }
@@ -192,4 +245,69 @@ async fn shutdown_signal() {
     }
     // Not on stdout: this runs on a worker thread while the main thread holds stdout.
     tracing::info!("shutting down");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::{header, Request, StatusCode};
+    use axum::routing::get;
+    use tower::ServiceExt;
+
+    async fn boom() -> &'static str {
+        panic!("boom")
+    }
+
+    /// Routes that fail in ways the real ones never should, behind the same layers.
+    fn failing() -> Router {
+        let slow = || async {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            "late"
+        };
+        let app = Router::new()
+            .route("/api/boom", get(boom))
+            .route(
+                "/api/plain",
+                get(|| async { (StatusCode::CONFLICT, "plain text") }),
+            )
+            .route("/api/slow", get(slow))
+            .route("/slow", get(slow))
+            .route("/boom", get(boom))
+            .layer(timeout(Duration::from_millis(50)));
+        errors_answered(app)
+    }
+
+    async fn call(path: &str) -> (StatusCode, axum::http::HeaderMap, String) {
+        let req = Request::get(path).body(axum::body::Body::empty()).unwrap();
+        let r = failing().oneshot(req).await.unwrap();
+        let (parts, body) = r.into_parts();
+        let body = axum::body::to_bytes(body, 1 << 16).await.unwrap();
+        (
+            parts.status,
+            parts.headers,
+            String::from_utf8(body.to_vec()).unwrap(),
+        )
+    }
+
+    #[tokio::test]
+    async fn every_error_is_never_cached_and_json_under_api() {
+        for (path, status, text) in [
+            ("/api/boom", 500, "internal error"),
+            ("/boom", 500, "internal error"),
+            ("/api/plain", 409, "plain text"),
+            ("/api/slow", 503, "service unavailable"),
+        ] {
+            let (s, headers, body) = call(path).await;
+            assert_eq!(s.as_u16(), status, "{path}");
+            assert_eq!(headers[header::CACHE_CONTROL], "no-store", "{path}");
+            assert_eq!(headers[header::CONTENT_TYPE], "application/json", "{path}");
+            let v: serde_json::Value = serde_json::from_str(&body).unwrap();
+            let e = v["error"].as_str().unwrap_or_else(|| panic!("{path}: {v}"));
+            assert!(e.contains(text), "{path}: {e:?}");
+        }
+        // A page's timeout stays a bare 503, but is not cached either.
+        let (s, headers, _) = call("/slow").await;
+        assert_eq!(s, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(headers[header::CACHE_CONTROL], "no-store");
+    }
 }

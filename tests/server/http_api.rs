@@ -46,7 +46,7 @@ fn probe_answers_equal_the_cli() {
         assert_eq!(r.status, 200, "{fen}: {}", r.body);
         assert_eq!(&r.json(), want, "{fen}");
         assert_eq!(r.header("content-type"), Some("application/json"));
-        assert_eq!(r.header("cache-control"), Some("public, max-age=86400"));
+        assert_eq!(r.header("cache-control"), Some("public, max-age=60"));
     }
     // `_` for spaces and `r` for Red; the classic string with Black's-view flag.
     let a = get(&server.url("/api/probe?fen=4k4/4a4/9/9/9/4N4/9/5K3/9/9_r")).json();

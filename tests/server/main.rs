@@ -11,5 +11,7 @@ mod webdriver;
 
 mod api_doc;
 mod cli;
+mod errors;
 mod http_api;
 mod query_page;
+mod slow_clients;

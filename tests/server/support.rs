@@ -22,9 +22,15 @@ pub struct Server {
 
 impl Server {
     pub fn start(dir: &Path) -> Server {
+        Server::start_with(dir, &[])
+    }
+
+    /// With more options of `xqtb serve` (limits).
+    pub fn start_with(dir: &Path, options: &[&str]) -> Server {
         let mut child = xqtb()
             .args(["serve", "--addr", "127.0.0.1:0", "--dir"])
             .arg(dir)
+            .args(options)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -59,6 +65,11 @@ impl Server {
 
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base)
+    }
+
+    /// `127.0.0.1:PORT`, for raw TCP connections.
+    pub fn addr(&self) -> &str {
+        self.base.trim_start_matches("http://")
     }
 
     /// Stops the server as Ctrl-C does (SIGINT) and returns its exit success and its log
@@ -151,6 +162,23 @@ pub fn get_with(url: &str, headers: &[(&str, &str)]) -> Reply {
 
 pub fn get(url: &str) -> Reply {
     get_with(url, &[])
+}
+
+/// `method` on `url`, with an empty body.
+pub fn request(method: &str, url: &str) -> Reply {
+    let req = ureq::http::Request::builder()
+        .method(method)
+        .uri(url)
+        .body(&b""[..])
+        .unwrap();
+    let mut resp = agent()
+        .run(req)
+        .unwrap_or_else(|e| panic!("{method} {url}: {e}"));
+    Reply {
+        status: resp.status().as_u16(),
+        headers: resp.headers().clone(),
+        body: resp.body_mut().read_to_string().unwrap_or_default(),
+    }
 }
 
 /// Percent-encodes a query value.
