@@ -5,7 +5,9 @@
 //! Tables are opened on first use and shared by all requests through the library's
 //! [`Tablebase`] (one bounded block cache per open table). A table's whole-file checksum is
 //! checked the first time a request needs it; a table that fails is answered with 503 naming
-//! the file from then on, while the other tables go on serving. Probing runs on Tokio's blocking
+//! the file, while the other tables go on serving, until its file changes: before an API
+//! request, at most once a second, the tables are compared with their files on disk and
+//! reopened if any changed (a table rebuilt is served anew). Probing runs on Tokio's blocking
 //! pool, at most a few requests at a time per core. Connections are served by our own loop
 //! ([`listen`]): a cap on open connections, and deadlines for request heads and idle clients.
 //! Every error answer carries `Cache-Control: no-store`, and under `/api/` is JSON.
@@ -24,7 +26,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 
 /// How the server is started.
@@ -55,7 +57,14 @@ pub struct State {
     /// Bounds the probing work running at once on the blocking pool (each task holds a permit
     /// until it ends, even if its request was dropped meanwhile).
     work: Arc<Semaphore>,
+    /// When the open tables were last compared with the files on disk.
+    checked: Mutex<Instant>,
 }
+
+/// How often the open tables are compared with the files on disk (a `stat` each): a table
+/// rebuilt or replaced is served anew within this, and answers are cached no longer than a
+/// minute (`formats/api.md`).
+const REFRESH: Duration = Duration::from_secs(1);
 
 impl State {
     /// The shared state for `config`: a [`Tablebase`] over its directory (tables opened on first
@@ -68,6 +77,23 @@ impl State {
             dir: config.dir.clone(),
             stats: Mutex::new(HashMap::new()),
             work: Arc::new(Semaphore::new(4 * cores)),
+            checked: Mutex::new(Instant::now()),
+        }
+    }
+
+    /// Reopens the tables changed on disk since they were opened ([`Tablebase::refresh`]) and
+    /// forgets the statistics computed from the old files; at most once every [`REFRESH`].
+    fn refresh(&self) {
+        {
+            let mut checked = self.checked.lock().unwrap();
+            if checked.elapsed() < REFRESH {
+                return;
+            }
+            *checked = Instant::now();
+        }
+        if self.tb.refresh() {
+            tracing::info!("tables changed on disk: reopened");
+            self.stats.lock().unwrap().clear();
         }
     }
 
@@ -90,6 +116,18 @@ impl State {
     }
 }
 
+/// An API request sees the tables as they are on disk now (within [`REFRESH`]).
+async fn refresh_first(
+    axum::extract::State(state): axum::extract::State<Arc<State>>,
+    req: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    // A `stat` per open table: off the async threads, like the probes.
+    let s = state.clone();
+    let _ = tokio::task::spawn_blocking(move || s.refresh()).await;
+    next.run(req).await
+}
+
 /// How long a request may take before it is answered 503: probing, lines, lists and pages.
 pub(crate) const QUICK: Duration = Duration::from_secs(30);
 /// The same for a table's statistics, a full pass over the table on its first request (seconds
@@ -107,8 +145,9 @@ pub(crate) fn timeout(limit: Duration) -> tower_http::timeout::TimeoutLayer {
 /// The whole application: API, page, assets, with compression, timeouts and request logs.
 pub fn router(state: Arc<State>, log_requests: bool) -> Router {
     use tower_http::compression::CompressionLayer;
+    let refreshed = axum::middleware::from_fn_with_state(state.clone(), refresh_first);
     let app = Router::new()
-        .merge(api::routes())
+        .merge(api::routes().layer(refreshed))
         .merge(assets::routes().layer(timeout(QUICK)))
         .with_state(state);
     // Inside compression: the error answers are read and rewritten before they are compressed.

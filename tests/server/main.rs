@@ -10,6 +10,7 @@ mod support;
 mod webdriver;
 
 mod api_doc;
+mod changed_tables;
 mod cli;
 mod errors;
 mod http_api;
