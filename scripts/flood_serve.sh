@@ -38,11 +38,9 @@ ulimit -n $((connections + 256)) 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 dir=$(mktemp -d)
 out=$(mktemp)
 log=$(mktemp)
-"$xq" serve --dir "$dir" --addr 127.0.0.1:0 --quiet "$@" >"$out" 2>"$log" &
-pid=$!
-stop() { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
+. scripts/serve_lib.sh
 trap 'stop; rm -rf "$dir" "$out" "$log"' EXIT
-for _ in $(seq 100); do grep -q http "$out" && break; sleep 0.1; done
+start_serve "$xq" "$out" "$log" --dir "$dir" --addr 127.0.0.1:0 --quiet "$@"
 port=$(grep -o 'http://127[0-9.]*:[0-9]*' "$out" | sed 's/.*://')
 echo "== $xq serve $* (pid $pid, port $port), $(nproc) cores"
 sleep 1

@@ -31,11 +31,9 @@ if [ ! -f "$dir/$material.xqtb" ]; then
 fi
 log=$(mktemp)
 out=$(mktemp)
-"$xq" serve --dir "$dir" --addr 127.0.0.1:0 --cache "$cache" >"$out" 2>"$log" &
-pid=$!
-stop() { kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
+. scripts/serve_lib.sh
 trap 'stop; rm -f "$log" "$out"' EXIT
-for _ in $(seq 100); do grep -q http "$out" && break; sleep 0.1; done
+start_serve "$xq" "$out" "$log" --dir "$dir" --addr 127.0.0.1:0 --cache "$cache"
 url=$(grep -o 'http://127[0-9.:]*' "$out")
 echo "== $(head -1 "$out")"
 echo "== $(nproc) cores; server and load generator share them"
