@@ -6,7 +6,9 @@
 //!
 //! Kept in RAM per entry and side: the unresolved filter (the pass framework's), a dirty bit, a
 //! drawn-capture bit and one candidate bit per target (below); the patterns' own sets are
-//! bitmaps whose pages are touched only where members are ([`super::pattern`]).
+//! bitmaps whose pages are touched only where members are ([`super::pattern`]), computed in
+//! the memory the propagation passes lend the pattern phase, and those kept from one pattern
+//! phase to the next (the warm starts below) are packed (their nonzero words alone).
 //!
 //! **Candidates.** A defender's entry is a loss candidate for a target (the attacker's king, or
 //! one of its pieces by number) when it is unresolved, has no capture into a drawn position,
@@ -27,7 +29,7 @@ use super::bitmap::Bitmap;
 use super::candidates::Candidates;
 use super::graph::{Graph, Moves};
 use super::numbering::{Numbering, KING_BIT, MAX_NUMBERED};
-use super::pattern::{Exclusion, Marks, Region, Space, Warm};
+use super::pattern::{Exclusion, PackedMarks, Region, Space, Warm};
 use super::progress::Progress;
 use crate::fang::graph::{PieceId, Target};
 use crate::fang::{LevelKind, Rules};
@@ -49,13 +51,13 @@ pub struct RuleState {
     /// The next refresh computes every unresolved entry.
     full: bool,
     /// The maximum patterns (both sides) the last [`RuleState::next_seeds`] found, by
-    /// attacker and target: the next order's warm starts ([`Warm`]).
-    previous: Vec<(Color, Target, Marks)>,
+    /// attacker and target, packed: the next order's warm starts ([`Warm`]).
+    previous: Vec<(Color, Target, PackedMarks)>,
     /// The dirty marks since the chasing patterns were last computed (they are computed only at
     /// orders without a checking pattern, so their warm start needs the marks of several).
     since_chase: ByColor<Bitmap>,
     /// The first exclusion of each chasing pattern when it was last computed, by attacker and
-    /// piece: the next computation's start ([`Exclusion`]).
+    /// piece (packed): the next computation's start ([`Exclusion`]).
     exclusions: Vec<(Color, PieceId, Exclusion)>,
     /// How many of the last [`RuleState::next_seeds`]' chasing patterns excluded their
     /// defender's forced checks starting from the previous computation's.
@@ -280,8 +282,8 @@ impl RuleState {
         open: &ByColor<&Bitmap>,
         graph: &Graph,
         seeds: &ByColor<Bitmap>,
-        previous: &mut Vec<(Color, Target, Marks)>,
-        found: &mut Vec<(Color, Target, Marks)>,
+        previous: &mut Vec<(Color, Target, PackedMarks)>,
+        found: &mut Vec<(Color, Target, PackedMarks)>,
         exclusions: &mut Vec<(Color, PieceId, Exclusion)>,
     ) -> Option<(LevelKind, u64)> {
         let mut warm = |attacker: Color, target: Target| {
@@ -293,7 +295,7 @@ impl RuleState {
                 Target::Piece(_) => &self.since_chase[side],
             });
             Some(Warm {
-                previous: previous.swap_remove(i).2,
+                previous: previous.swap_remove(i).2.unpack(),
                 changed,
             })
         };
