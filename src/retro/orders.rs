@@ -64,22 +64,46 @@ pub struct RuleState {
     pub warm_exclusions: u32,
 }
 
-/// Bitmaps of `entries` bits the rule phases keep for `material` (the plan counts them).
-pub fn bitmaps(material: Material, rules: Rules) -> u64 {
-    match rules {
-        Rules::None => 0,
+/// What the rule phases take, in bitmaps of a table's entries (the plan counts both).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RuleBitmaps {
+    /// Kept from the first pattern phase to the end of the build (the [`RuleState`]).
+    pub kept: u64,
+    /// Taken at once by a pattern phase's sets, memos and lists, in the memory the propagation
+    /// passes lend it.
+    pub patterns: u64,
+}
+
+/// The bitmaps the rule phases take for `material` under `rules`.
+pub fn bitmaps(material: Material, rules: Rules) -> RuleBitmaps {
+    let pieces = |c: Color| {
+        Role::ALL
+            .into_iter()
+            .filter(|&r| r != Role::King)
+            .map(move |r| material.count(c, r) as u64)
+    };
+    // A set's slots: at most one tracked pair of twins for each side that has one.
+    let slots = |rules| match rules {
+        Rules::Asian => Color::ALL
+            .into_iter()
+            .map(|c| if pieces(c).any(|n| n > 1) { 2 } else { 1 })
+            .product(),
+        _ => 1,
+    };
+    let kept = match rules {
+        Rules::None => return RuleBitmaps::default(),
         // Dirty and drawn bits, candidates for each king.
         Rules::Check => 6,
         // Also the dirty bits since the last chasing patterns, candidates for each piece.
-        Rules::Asian => {
-            let pieces: u64 = Color::ALL
-                .into_iter()
-                .flat_map(|c| Role::ALL.into_iter().map(move |r| (c, r)))
-                .filter(|&(_, r)| r != Role::King)
-                .map(|(c, r)| material.count(c, r) as u64)
-                .sum();
-            8 + pieces
-        }
+        Rules::Asian => 8 + Color::ALL.into_iter().flat_map(pieces).sum::<u64>(),
+    };
+    // A pattern computation holds its set and up to three more of its size at once (the one
+    // it starts warm from, the vertices it reached, the memo of its wins; or an exclusion's
+    // sets), and lists its losses at 16 bytes a vertex: counted as five bitmaps and four per
+    // slot (KRCKR, one slot, peaked at 8.0 bitmaps' worth; KRKNN, two slots, at 7.7).
+    RuleBitmaps {
+        kept,
+        patterns: 5 + 4 * slots(rules),
     }
 }
 
