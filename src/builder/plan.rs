@@ -8,6 +8,7 @@
 //! that spills to per-chunk logs; a chunk per worker in RAM while updates are applied (as far as
 //! the budget allows, at least two).
 
+use crate::retro::orders::RuleBitmaps;
 use crate::retro::Bitmap;
 
 /// Bytes kept back from the budget for what is not planned below (I/O buffers, the block
@@ -60,14 +61,17 @@ pub fn plan(
     sub_entries: &[u64],
     threads: usize,
     force_streaming: bool,
-    rule_bitmaps: u64,
+    rule: RuleBitmaps,
 ) -> Result<Plan, TooSmall> {
     let bitmap = Bitmap::bytes(entries);
-    // The rule phases' bitmaps, and the unresolved filter they read, in every mode.
-    let rules = rule_bitmaps * bitmap;
     let subs_min = sub_entries.len() as u64 * SUB_CACHE;
     let workers = threads as u64 * THREAD_RECORDS as u64 * 8;
-    let resident = 2 * chunk_bytes(entries) + 6 * bitmap + RESERVE + workers + rules;
+    // The bitmaps the rule phases keep, and the unresolved filter they read, in every mode;
+    // and what a pattern phase takes beyond what the propagation lends it (both frontiers,
+    // the update buffers and the chunk buffers: `Work::lend_pass_memory`), `lent` at least.
+    let rule_bytes = |lent: u64| rule.kept * bitmap + (rule.patterns * bitmap).saturating_sub(lent);
+    let lent = 4 * bitmap + workers + MIN_UPDATE_BUFFER;
+    let resident = 2 * chunk_bytes(entries) + 6 * bitmap + RESERVE + workers + rule_bytes(lent);
     if !force_streaming && resident + subs_min + MIN_UPDATE_BUFFER <= budget {
         // A quarter of what is left stages updates (up to `MAX_RESIDENT_BUFFER`); supporting
         // tables may take the rest.
@@ -87,7 +91,9 @@ pub fn plan(
     // written to its file in place, no file image beside it), more below if there is room. The
     // workers' gathering buffers and the staging buffer while a frontier is scanned.
     let chunk = 2 * chunk_bytes(chunk_len);
-    let filter_needed = if rule_bitmaps > 0 { 2 * bitmap } else { 0 };
+    let with_rules = rule.kept > 0;
+    let filter_needed = if with_rules { 2 * bitmap } else { 0 };
+    let rules = rule_bytes(lent + chunk);
     let fixed = 4 * bitmap + chunk + workers + RESERVE + subs_min + rules + filter_needed;
     let needed = fixed + MIN_UPDATE_BUFFER;
     if needed > budget {
@@ -96,8 +102,8 @@ pub fn plan(
     let mut free = budget - needed;
     // The filter first: it keeps most updates of a win pass out of the logs, which saves more
     // than packing supporting tables does.
-    let unresolved_filter = rule_bitmaps > 0 || 2 * bitmap <= free;
-    if unresolved_filter && rule_bitmaps == 0 {
+    let unresolved_filter = with_rules || 2 * bitmap <= free;
+    if unresolved_filter && !with_rules {
         free -= 2 * bitmap;
     }
     // Then a chunk for each worker beyond two: the workers apply the logs of different chunks
@@ -139,7 +145,7 @@ pub fn plan_chunks(
     sub_entries: &[u64],
     threads: usize,
     force_streaming: bool,
-    rule_bitmaps: u64,
+    rule: RuleBitmaps,
 ) -> Result<(u64, Plan), TooSmall> {
     let with = |len: u64| {
         plan(
@@ -149,7 +155,7 @@ pub fn plan_chunks(
             sub_entries,
             threads,
             force_streaming,
-            rule_bitmaps,
+            rule,
         )
     };
     let (chunk_len, shortest) = chunks;
@@ -174,10 +180,14 @@ mod tests {
     use super::*;
 
     const M: u64 = 1 << 20;
+    const NONE: RuleBitmaps = RuleBitmaps {
+        kept: 0,
+        patterns: 0,
+    };
 
     #[test]
     fn small_tables_are_resident() {
-        let p = plan(64 * M, 573_480, 1 << 20, &[4050, 16_470], 2, false, 0).unwrap();
+        let p = plan(64 * M, 573_480, 1 << 20, &[4050, 16_470], 2, false, NONE).unwrap();
         assert!(p.resident && p.unresolved_filter);
         // 2 sides × 4 bytes + 6 bitmaps (6/8 byte) per entry, the reserve, the workers'
         // buffers, the staging buffer, and the rest for supporting tables.
@@ -191,7 +201,7 @@ mod tests {
     fn large_tables_stream_within_the_budget() {
         // KRNKAABB: 51,613,200 entries per side, 413 MB of chunks.
         let n = 51_613_200;
-        let p = plan(64 * M, n, 1 << 20, &[573_480, 25_000_000], 8, false, 0).unwrap();
+        let p = plan(64 * M, n, 1 << 20, &[573_480, 25_000_000], 8, false, NONE).unwrap();
         assert!(!p.resident);
         let planned = 4 * Bitmap::bytes(n)
             + if p.unresolved_filter {
@@ -212,15 +222,15 @@ mod tests {
     #[test]
     fn more_threads_take_from_the_buffers_not_beyond_the_budget() {
         let n = 20_000_000;
-        let two = plan(64 * M, n, 1 << 20, &[], 2, true, 0).unwrap();
-        let eight = plan(64 * M, n, 1 << 20, &[], 8, true, 0).unwrap();
+        let two = plan(64 * M, n, 1 << 20, &[], 2, true, NONE).unwrap();
+        let eight = plan(64 * M, n, 1 << 20, &[], 8, true, NONE).unwrap();
         assert!(eight.update_buffer + eight.pack_budget < two.update_buffer + two.pack_budget);
         // A chunk per worker where the budget allows (two at least), fewer where it does not.
         assert_eq!(two.chunk_buffers, 2);
         assert!((3..8).contains(&eight.chunk_buffers), "{eight:?}");
-        let roomy = plan(1024 * M, n, 1 << 20, &[], 8, true, 0).unwrap();
+        let roomy = plan(1024 * M, n, 1 << 20, &[], 8, true, NONE).unwrap();
         assert_eq!(roomy.chunk_buffers, 8);
-        let tight = plan(64 * M, n, 1 << 22, &[], 8, true, 0).unwrap();
+        let tight = plan(64 * M, n, 1 << 22, &[], 8, true, NONE).unwrap();
         assert!(tight.unresolved_filter);
         assert!(tight.chunk_buffers >= 2 && tight.chunk_buffers < 8);
         let planned = 6 * Bitmap::bytes(n)
@@ -234,7 +244,7 @@ mod tests {
 
     #[test]
     fn a_budget_below_the_bitmaps_is_refused_with_the_need() {
-        let e = plan(64 * M, 400_000_000, 1 << 20, &[], 2, false, 0).unwrap_err();
+        let e = plan(64 * M, 400_000_000, 1 << 20, &[], 2, false, NONE).unwrap_err();
         assert!(e.needed > 64 * M);
         assert!(e.needed >= 4 * Bitmap::bytes(400_000_000));
     }
@@ -249,51 +259,101 @@ mod tests {
         // 60 MiB (2^18, not 2^19), cl ≤ 862,890 at 64 MiB (2^19, not 2^20).
         let n = 51_613_200;
         let subs = [44_340_444, 71_286_141, 1_560_294, 1_638_612];
-        let long = plan(60 * M, n, 1 << 20, &subs, 2, false, 0).unwrap();
+        let long = plan(60 * M, n, 1 << 20, &subs, 2, false, NONE).unwrap();
         assert!(!long.resident && !long.unresolved_filter);
-        let (len, p) =
-            plan_chunks(60 * M, n, (1 << 20, MIN_STREAM_CHUNK), &subs, 2, false, 0).unwrap();
+        let (len, p) = plan_chunks(
+            60 * M,
+            n,
+            (1 << 20, MIN_STREAM_CHUNK),
+            &subs,
+            2,
+            false,
+            NONE,
+        )
+        .unwrap();
         assert_eq!(len, 1 << 18);
         assert!(p.unresolved_filter);
-        assert_eq!(p, plan(60 * M, n, len, &subs, 2, false, 0).unwrap());
+        assert_eq!(p, plan(60 * M, n, len, &subs, 2, false, NONE).unwrap());
         assert!(
-            !plan(64 * M, n, 1 << 20, &subs, 2, false, 0)
+            !plan(64 * M, n, 1 << 20, &subs, 2, false, NONE)
                 .unwrap()
                 .unresolved_filter
         );
-        let (len, p) =
-            plan_chunks(64 * M, n, (1 << 20, MIN_STREAM_CHUNK), &subs, 2, false, 0).unwrap();
+        let (len, p) = plan_chunks(
+            64 * M,
+            n,
+            (1 << 20, MIN_STREAM_CHUNK),
+            &subs,
+            2,
+            false,
+            NONE,
+        )
+        .unwrap();
         assert_eq!(len, 1 << 19);
         assert!(p.unresolved_filter);
         // A resumed build's chunks stay as its checkpoint has them.
-        let (len, p) = plan_chunks(60 * M, n, (1 << 20, 1 << 20), &subs, 2, false, 0).unwrap();
+        let (len, p) = plan_chunks(60 * M, n, (1 << 20, 1 << 20), &subs, 2, false, NONE).unwrap();
         assert_eq!((len, p), (1 << 20, long));
         // Resident plans and plans that keep the filter keep their chunks.
         assert_eq!(
-            plan_chunks(1 << 30, n, (1 << 20, MIN_STREAM_CHUNK), &subs, 2, false, 0)
-                .unwrap()
-                .0,
+            plan_chunks(
+                1 << 30,
+                n,
+                (1 << 20, MIN_STREAM_CHUNK),
+                &subs,
+                2,
+                false,
+                NONE
+            )
+            .unwrap()
+            .0,
             1 << 20
         );
         assert_eq!(
-            plan_chunks(96 * M, n, (1 << 20, MIN_STREAM_CHUNK), &subs, 2, true, 0)
+            plan_chunks(96 * M, n, (1 << 20, MIN_STREAM_CHUNK), &subs, 2, true, NONE)
                 .unwrap()
                 .0,
             1 << 20
         );
         // Where even the shortest chunks leave no room (48 MiB: four bitmaps and the reserve
         // take 34 of it), the given length stays.
-        let tight = plan(48 * M, n, 1 << 20, &[], 2, false, 0).unwrap();
+        let tight = plan(48 * M, n, 1 << 20, &[], 2, false, NONE).unwrap();
         assert!(!tight.unresolved_filter);
         let (len, p) =
-            plan_chunks(48 * M, n, (1 << 20, MIN_STREAM_CHUNK), &[], 2, false, 0).unwrap();
+            plan_chunks(48 * M, n, (1 << 20, MIN_STREAM_CHUNK), &[], 2, false, NONE).unwrap();
         assert_eq!((len, p), (1 << 20, tight));
+    }
+
+    #[test]
+    fn the_rule_phases_are_planned_the_pattern_phase_in_what_is_lent_to_it() {
+        use crate::fang::Rules;
+        use crate::retro::orders::bitmaps;
+        let rules = |m: &str, r| bitmaps(m.parse().unwrap(), r);
+        let r = |kept, patterns| RuleBitmaps { kept, patterns };
+        // Kept: dirty, drawn and since-chase bits and a candidate bitmap per target, both
+        // sides; a pattern phase: five bitmaps and four per slot (NN's twins: two).
+        assert_eq!(rules("KRKNN", Rules::Asian), r(11, 13));
+        assert_eq!(rules("KRCKR", Rules::Asian), r(11, 9));
+        assert_eq!(rules("KRKNN", Rules::Check), r(6, 9));
+        assert_eq!(rules("KRKNN", Rules::None), NONE);
+        // KRKNN streams at 64 MiB; its pattern phase takes what the propagation lends it (both
+        // frontiers, two chunks, the smallest update buffer, the workers' buffers) and the
+        // rest beside it.
+        let (n, subs) = (16_220_250, [379_995, 206_424]);
+        let krknn = rules("KRKNN", Rules::Asian);
+        let p = plan(64 * M, n, 1 << 20, &subs, 2, false, krknn).unwrap();
+        assert!(!p.resident && p.unresolved_filter);
+        let need = |r| plan(M, n, 1 << 20, &subs, 2, false, r).unwrap_err().needed;
+        let b = Bitmap::bytes(n);
+        let lent = 4 * b + 8 * (1 << 20) + 2 * 8 * THREAD_RECORDS as u64 + MIN_UPDATE_BUFFER;
+        assert_eq!(need(krknn) - need(r(11, 0)), 13 * b - lent);
+        assert_eq!(need(r(11, 4)), need(r(11, 0)));
     }
 
     #[test]
     fn forced_streaming_streams() {
         assert!(
-            !plan(1 << 30, 4050, 1 << 14, &[], 1, true, 0)
+            !plan(1 << 30, 4050, 1 << 14, &[], 1, true, NONE)
                 .unwrap()
                 .resident
         );

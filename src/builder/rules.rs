@@ -97,6 +97,8 @@ pub fn solve_orders(
     let mut state = RuleState::new(graph, rules, numbering, drawn_captures(work)?);
     let mut reports = Vec::new();
     loop {
+        // The pattern phase runs in the memory the propagation passes leave idle.
+        work.lend_pass_memory();
         let open = ByColor::new(|side| unresolved(work, side));
         state.refresh(&open, graph, progress);
         progress.start(
@@ -106,6 +108,7 @@ pub fn solve_orders(
         let next = state.next_seeds(&open, graph, &work.frontier);
         progress.advance(1);
         progress.finish();
+        work.restore_pass_memory();
         let Some((kind, seeds)) = next else {
             return Ok(reports);
         };

@@ -53,6 +53,8 @@ pub struct Work {
     pub(super) next: ByColor<Bitmap>,
     /// The passes' update buffers.
     pub(super) buffers: Buffers,
+    /// Updates the shared buffer stages ([`super::plan::Plan::update_buffer`]).
+    buffer_records: usize,
     /// Chunks a streaming pass may hold in RAM at once ([`super::plan::Plan::chunk_buffers`]).
     chunk_buffers: usize,
     /// Whether win plies may be pulled when that costs less (`dtc::pull_pays`); false pushes
@@ -125,6 +127,7 @@ impl Work {
                 Entries::Streaming
             },
             buffers: Buffers::new(buffer_records, rayon::current_num_threads()),
+            buffer_records,
             current: ByColor::new(|_| Vec::new()),
             checkpointed: ByColor::new(|_| Vec::new()),
             unresolved: ByColor::new(|_| unresolved_filter.then(|| Bitmap::new(n))),
@@ -174,6 +177,30 @@ impl Work {
         if !self.resident() {
             self.store.reserve(1, self.layout.chunk_len());
         }
+    }
+
+    /// Frees, for the rule stage's pattern phase, what only the propagation passes use: the
+    /// update buffers, the spare chunk buffers and the frontier bitmaps (empty between orders;
+    /// the seeds go into fresh ones). They are mapped blocks (`main.rs`), so their pages go back
+    /// to the system, and the plan counts the pattern phase in their place
+    /// ([`super::plan::plan`]). [`Work::restore_pass_memory`] sets them up again.
+    pub fn lend_pass_memory(&mut self) {
+        let n = self.layout.entries();
+        for side in Color::ALL {
+            for map in [&mut self.frontier[side], &mut self.next[side]] {
+                if map.is_clear() {
+                    *map = Bitmap::summarised(n);
+                }
+            }
+        }
+        self.buffers = Buffers::new(0, 0);
+        self.store.reserve(0, 0);
+    }
+
+    /// Sets up again what [`Work::lend_pass_memory`] freed (by this thread: see [`Buffers`]).
+    pub fn restore_pass_memory(&mut self) {
+        self.buffers = Buffers::new(self.buffer_records, rayon::current_num_threads());
+        self.store.reserve(self.chunk_buffers, self.layout.chunk_len());
     }
 
     /// Are the chunks resident (false: streaming through chunk files)?

@@ -16,6 +16,27 @@ pub struct Bitmap {
     groups: Option<Vec<AtomicU64>>,
 }
 
+/// A bitmap's set bits packed: its nonzero words and where they are, 12 bytes a word. A set
+/// kept from one phase to a later one then costs its members, not the pages they are spread
+/// over: a maximum pattern has a member in most pages of its bitmaps but in few of their
+/// words, and the kept ones outlive the phase that lends them memory.
+pub struct Packed {
+    bits: u64,
+    at: Vec<u32>,
+    words: Vec<u64>,
+}
+
+impl Packed {
+    /// The bitmap again, summarised (only its members' pages are touched).
+    pub fn unpack(&self) -> Bitmap {
+        let map = Bitmap::summarised(self.bits);
+        for (&w, &bits) in self.at.iter().zip(&self.words) {
+            map.store_word(w as usize, bits);
+        }
+        map
+    }
+}
+
 /// Words per group of a bitmap's summary (4096 bits: a pass framework window).
 const GROUP_WORDS: usize = 64;
 
@@ -108,6 +129,25 @@ impl Bitmap {
     pub fn take(&self, i: u64) -> bool {
         let bit = 1 << (i % 64);
         self.words[(i / 64) as usize].fetch_and(!bit, Relaxed) & bit != 0
+    }
+
+    /// Its set bits packed ([`Packed`]).
+    pub fn pack(&self) -> Packed {
+        let (mut at, mut words) = (Vec::new(), Vec::new());
+        for w in self.spans().into_iter().flatten() {
+            let bits = self.word(w);
+            if bits != 0 {
+                at.push(u32::try_from(w).expect("a bitmap has fewer than 2^32 words"));
+                words.push(bits);
+            }
+        }
+        at.shrink_to_fit();
+        words.shrink_to_fit();
+        Packed {
+            bits: self.words.len() as u64 * 64,
+            at,
+            words,
+        }
     }
 
     /// Words in the bitmap.
@@ -334,6 +374,12 @@ mod tests {
         }
         assert!(plain.count_all() > 0);
         assert!(!plain.is_clear() && !summed.is_clear());
+        for b in [&plain, &summed] {
+            let back = b.pack().unpack();
+            assert_eq!(back.words(), plain.words());
+            assert!((0..plain.words()).all(|w| back.word(w) == plain.word(w)));
+            assert_eq!(back.count_all(), plain.count_all());
+        }
         // A group the summary notes as touched, with its only bit cleared again, is clear.
         let one = Bitmap::summarised(n);
         one.set(n - 1);

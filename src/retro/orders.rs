@@ -6,7 +6,9 @@
 //!
 //! Kept in RAM per entry and side: the unresolved filter (the pass framework's), a dirty bit, a
 //! drawn-capture bit and one candidate bit per target (below); the patterns' own sets are
-//! bitmaps whose pages are touched only where members are ([`super::pattern`]).
+//! bitmaps whose pages are touched only where members are ([`super::pattern`]), computed in
+//! the memory the propagation passes lend the pattern phase, and those kept from one pattern
+//! phase to the next (the warm starts below) are packed (their nonzero words alone).
 //!
 //! **Candidates.** A defender's entry is a loss candidate for a target (the attacker's king, or
 //! one of its pieces by number) when it is unresolved, has no capture into a drawn position,
@@ -27,7 +29,7 @@ use super::bitmap::Bitmap;
 use super::candidates::Candidates;
 use super::graph::{Graph, Moves};
 use super::numbering::{Numbering, KING_BIT, MAX_NUMBERED};
-use super::pattern::{Exclusion, Marks, Region, Space, Warm};
+use super::pattern::{Exclusion, PackedMarks, Region, Space, Warm};
 use super::progress::Progress;
 use crate::fang::graph::{PieceId, Target};
 use crate::fang::{LevelKind, Rules};
@@ -49,35 +51,59 @@ pub struct RuleState {
     /// The next refresh computes every unresolved entry.
     full: bool,
     /// The maximum patterns (both sides) the last [`RuleState::next_seeds`] found, by
-    /// attacker and target: the next order's warm starts ([`Warm`]).
-    previous: Vec<(Color, Target, Marks)>,
+    /// attacker and target, packed: the next order's warm starts ([`Warm`]).
+    previous: Vec<(Color, Target, PackedMarks)>,
     /// The dirty marks since the chasing patterns were last computed (they are computed only at
     /// orders without a checking pattern, so their warm start needs the marks of several).
     since_chase: ByColor<Bitmap>,
     /// The first exclusion of each chasing pattern when it was last computed, by attacker and
-    /// piece: the next computation's start ([`Exclusion`]).
+    /// piece (packed): the next computation's start ([`Exclusion`]).
     exclusions: Vec<(Color, PieceId, Exclusion)>,
     /// How many of the last [`RuleState::next_seeds`]' chasing patterns excluded their
     /// defender's forced checks starting from the previous computation's.
     pub warm_exclusions: u32,
 }
 
-/// Bitmaps of `entries` bits the rule phases keep for `material` (the plan counts them).
-pub fn bitmaps(material: Material, rules: Rules) -> u64 {
-    match rules {
-        Rules::None => 0,
+/// What the rule phases take, in bitmaps of a table's entries (the plan counts both).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RuleBitmaps {
+    /// Kept from the first pattern phase to the end of the build (the [`RuleState`]).
+    pub kept: u64,
+    /// Taken at once by a pattern phase's sets, memos and lists, in the memory the propagation
+    /// passes lend it.
+    pub patterns: u64,
+}
+
+/// The bitmaps the rule phases take for `material` under `rules`.
+pub fn bitmaps(material: Material, rules: Rules) -> RuleBitmaps {
+    let pieces = |c: Color| {
+        Role::ALL
+            .into_iter()
+            .filter(|&r| r != Role::King)
+            .map(move |r| material.count(c, r) as u64)
+    };
+    // A set's slots: at most one tracked pair of twins for each side that has one.
+    let slots = |rules| match rules {
+        Rules::Asian => Color::ALL
+            .into_iter()
+            .map(|c| if pieces(c).any(|n| n > 1) { 2 } else { 1 })
+            .product(),
+        _ => 1,
+    };
+    let kept = match rules {
+        Rules::None => return RuleBitmaps::default(),
         // Dirty and drawn bits, candidates for each king.
         Rules::Check => 6,
         // Also the dirty bits since the last chasing patterns, candidates for each piece.
-        Rules::Asian => {
-            let pieces: u64 = Color::ALL
-                .into_iter()
-                .flat_map(|c| Role::ALL.into_iter().map(move |r| (c, r)))
-                .filter(|&(_, r)| r != Role::King)
-                .map(|(c, r)| material.count(c, r) as u64)
-                .sum();
-            8 + pieces
-        }
+        Rules::Asian => 8 + Color::ALL.into_iter().flat_map(pieces).sum::<u64>(),
+    };
+    // A pattern computation holds its set and up to three more of its size at once (the one
+    // it starts warm from, the vertices it reached, the memo of its wins; or an exclusion's
+    // sets), and lists its losses at 16 bytes a vertex: counted as five bitmaps and four per
+    // slot (KRCKR, one slot, peaked at 8.0 bitmaps' worth; KRKNN, two slots, at 7.7).
+    RuleBitmaps {
+        kept,
+        patterns: 5 + 4 * slots(rules),
     }
 }
 
@@ -280,8 +306,8 @@ impl RuleState {
         open: &ByColor<&Bitmap>,
         graph: &Graph,
         seeds: &ByColor<Bitmap>,
-        previous: &mut Vec<(Color, Target, Marks)>,
-        found: &mut Vec<(Color, Target, Marks)>,
+        previous: &mut Vec<(Color, Target, PackedMarks)>,
+        found: &mut Vec<(Color, Target, PackedMarks)>,
         exclusions: &mut Vec<(Color, PieceId, Exclusion)>,
     ) -> Option<(LevelKind, u64)> {
         let mut warm = |attacker: Color, target: Target| {
@@ -293,7 +319,7 @@ impl RuleState {
                 Target::Piece(_) => &self.since_chase[side],
             });
             Some(Warm {
-                previous: previous.swap_remove(i).2,
+                previous: previous.swap_remove(i).2.unpack(),
                 changed,
             })
         };

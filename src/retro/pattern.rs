@@ -16,7 +16,7 @@
 //!   losses, so no per-entry counter is kept (in RAM or on disk); the removals are monotone, so
 //!   the result is the same for any order and thread count.
 
-use super::bitmap::Bitmap;
+use super::bitmap::{Bitmap, Packed};
 use super::candidates::Candidates;
 use super::graph::{Child, Graph, Moves, Node};
 use super::numbering::{Labels, Numbering, KING_BIT};
@@ -94,22 +94,10 @@ impl Marks {
         self.bits[side].iter().for_each(Bitmap::clear_all);
     }
 
-    /// A copy of one side's slot bitmaps (only the pages of members are touched).
-    pub fn copy_side(&self, side: Color) -> Vec<Bitmap> {
-        self.bits[side]
-            .iter()
-            .map(|b| {
-                let copy = Bitmap::summarised(b.words() as u64 * 64);
-                copy.or_from(b);
-                copy
-            })
-            .collect()
-    }
-
-    /// A copy of the whole set (only the pages of members are touched).
-    pub fn copy(&self) -> Marks {
-        Marks {
-            bits: ByColor::new(|side| self.copy_side(side)),
+    /// The set packed, to be kept from one pattern phase to a later one ([`Packed`]).
+    pub fn pack(&self) -> PackedMarks {
+        PackedMarks {
+            bits: ByColor::new(|side| self.bits[side].iter().map(Bitmap::pack).collect()),
         }
     }
 
@@ -150,6 +138,20 @@ impl Marks {
             );
         }
         out
+    }
+}
+
+/// A set of vertices ([`Marks`]) packed.
+pub struct PackedMarks {
+    bits: ByColor<Vec<Packed>>,
+}
+
+impl PackedMarks {
+    /// The set again.
+    pub fn unpack(&self) -> Marks {
+        Marks {
+            bits: ByColor::new(|side| self.bits[side].iter().map(Packed::unpack).collect()),
+        }
     }
 }
 
@@ -282,9 +284,9 @@ pub struct Warm<'a> {
 /// pattern to start the next from (`Space::forced_again`).
 pub struct Exclusion {
     /// The maximum pattern it ran inside, both sides.
-    region: Marks,
+    region: PackedMarks,
     /// What it found there: the greatest pattern of forced checks inside `region`.
-    forced: Marks,
+    forced: PackedMarks,
     /// Whether it was computed from the previous one (the rule state clears it when a later
     /// phase keeps it without computing it again).
     pub warm: bool,
@@ -983,7 +985,7 @@ impl Space<'_> {
     fn forced_again(&self, p: &EntryPattern, old: &Exclusion) -> Option<EntryPattern> {
         let mask = (self.slots() - 1) as u8;
         let sub = Region::Sub(&p.set, mask);
-        let moved = p.set.differing(&old.region);
+        let moved = p.set.differing(&old.region.unpack());
         if moved.len() as u64 * 4 > p.set.len() {
             return None;
         }
@@ -1002,11 +1004,12 @@ impl Space<'_> {
             changed.extend_from_slice(&frontier);
         }
         // S, then what fails in it at first: only closure members can.
+        let old_forced = old.forced.unpack();
         let set = Marks::new(self.entries(), self.slots());
         for side in Color::ALL {
             for slot in 0..self.slots() {
                 let (f, r, c) = (
-                    &old.forced.bits[side][slot],
+                    &old_forced.bits[side][slot],
                     &p.set.bits[side][slot],
                     &closure.bits[side][slot],
                 );
@@ -1058,24 +1061,24 @@ impl Space<'_> {
     }
 
     /// Algorithm 4 for checking: `attacker` forces perpetual check, and the defender cannot
-    /// force it to check back indefinitely inside. Also returns the losses of the maximum
-    /// pattern it started from (the next order's [`Warm`] start).
+    /// force it to check back indefinitely inside. Also returns the maximum pattern it started
+    /// from, packed (the next order's [`Warm`] start).
     pub fn non_mutual_check(
         &self,
         region: Region,
         attacker: Color,
         warm: Option<Warm>,
-    ) -> (EntryPattern, Marks) {
+    ) -> (EntryPattern, PackedMarks) {
         let p = self.max_pattern(region, attacker, Target::King, warm);
-        let max = p.set.copy();
+        let max = p.set.pack();
         while !p.set.is_empty() && self.exclude(&p, region, Target::King) {}
         (p, max)
     }
 
     /// Algorithm 5 for `attacker`'s piece `piece` (tracked if it has a twin): the maximum
     /// pattern of totally non-mutual chasing, pruned against every target of the defender until
-    /// none prunes (Lemma 10: the order does not matter). Also returns the losses of the
-    /// maximum pattern it started from (the next order's [`Warm`] start).
+    /// none prunes (Lemma 10: the order does not matter). Also returns the maximum pattern it
+    /// started from, packed (the next order's [`Warm`] start).
     ///
     /// The first exclusion, against the defender's king, starts from `previous` (the one the
     /// last computation for this piece returned) if given, and this one's is returned for the
@@ -1088,13 +1091,13 @@ impl Space<'_> {
         piece: PieceId,
         warm: Option<Warm>,
         previous: Option<&Exclusion>,
-    ) -> (EntryPattern, Marks, Option<Exclusion>) {
+    ) -> (EntryPattern, PackedMarks, Option<Exclusion>) {
         let mut space = self.clone();
         if self.numbering.twin(piece).is_some() {
             space.tracked = vec![piece];
         }
         let p = space.max_pattern(region, attacker, Target::Piece(piece), warm);
-        let max = p.set.copy();
+        let max = p.set.pack();
         let exclusion = (!p.set.is_empty()).then(|| space.first_exclusion(&p, region, previous));
         let defender_targets = space.targets(!attacker);
         loop {
@@ -1120,7 +1123,7 @@ impl Space<'_> {
         region: Region,
         previous: Option<&Exclusion>,
     ) -> Exclusion {
-        let inside = p.set.copy();
+        let inside = p.set.pack();
         let mask = (self.slots() - 1) as u8;
         let cold = || self.max_pattern(Region::Sub(&p.set, mask), !p.attacker, Target::King, None);
         let again = previous.and_then(|old| self.forced_again(p, old));
@@ -1133,7 +1136,7 @@ impl Space<'_> {
         self.remove_forced(p, region, &forced.set);
         Exclusion {
             region: inside,
-            forced: forced.set,
+            forced: forced.set.pack(),
             warm,
         }
     }

@@ -200,6 +200,30 @@ fn a_64m_budget_holds_at_8_threads() {
     );
 }
 
+/// Under the Asian rules where they apply (both sides attack), the rule stage's candidates and
+/// patterns stay inside the budget too: KRKNN (supporting tables present) peaked at 78 MB at
+/// 64M when the pattern phase's sets came on top of the propagation's buffers and the kept
+/// warm starts took whole pages.
+#[test]
+fn a_64m_budget_holds_under_the_asian_rules_at_8_threads() {
+    let d = tempfile::tempdir().unwrap();
+    for support in ["KRKN", "KNNK"] {
+        let out = build_quiet(support, d.path(), &[]).output().unwrap();
+        assert_ok(support, &out);
+    }
+    let cmd = build_quiet("KRKNN", d.path(), &["--memory", "64M", "--threads", "8"]);
+    let (status, kib) = peak_rss_kib(cmd);
+    assert!(status.success(), "{status}");
+    eprintln!(
+        "KRKNN (asian), supporting tables present, --memory 64M --threads 8: peak RSS {} MiB",
+        kib >> 10
+    );
+    assert!(
+        kib <= 64 << 10,
+        "peak RSS {kib} KiB exceeds the 64 MiB budget"
+    );
+}
+
 /// Runs `cmd`, killing it if it takes longer than `secs` (a hang is a failure, not a stuck CI).
 fn run_with_timeout(mut cmd: Command, secs: u64) -> Output {
     let mut child = cmd
