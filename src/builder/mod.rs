@@ -316,9 +316,17 @@ fn changed_support(opts: &BuildOptions, table: &TableFile) -> Option<String> {
         let path = table_path(&opts.dir, record.material);
         let found = match crate::table::read_identity(&path) {
             Ok(found) => found,
-            Err(e) => return Some(format!("{}: its supporting table: {e}", table.path().display())),
+            Err(e) => {
+                return Some(format!(
+                    "{}: its supporting table: {e}",
+                    table.path().display()
+                ))
+            }
         };
-        record.check(&found, table.path(), &path).err().map(|e| e.to_string())
+        record
+            .check(&found, table.path(), &path)
+            .err()
+            .map(|e| e.to_string())
     })
 }
 
@@ -349,10 +357,13 @@ pub fn build(
         });
     }
     let tables = material.supporting();
-    // Every table the build needs can be built under these rules, and indexed: refused now,
-    // not after the tables before it are built.
+    // Every table the build needs can be built under these rules, and indexed, and each one
+    // missing fits the memory budget: refused now, not after the tables before it are built.
     for &m in &tables {
         run::table_rules(m, opts.rules)?;
+        if !table_path(&opts.dir, m).exists() {
+            run::check_plan(m, opts)?;
+        }
     }
     // Nothing to do (and nothing to write) if every table is present and no working files of
     // theirs are left over.

@@ -99,7 +99,14 @@ pub fn build_table(
     let resident = work.resident();
     let supports = subs.supports().to_vec();
     drop(subs);
-    let positions = write(work, &table, opts, (rule_set, &supports), max_order, progress)?;
+    let positions = write(
+        work,
+        &table,
+        opts,
+        (rule_set, &supports),
+        max_order,
+        progress,
+    )?;
     Ok(TableReport {
         material,
         entries: table.layout.entries(),
@@ -138,6 +145,12 @@ pub(super) fn table_rules(
 /// The build's plan: which rules apply (one-sided tables are not affected by the rules on
 /// endless play: Fang, Section 1), the memory plan within `--memory`, and the chunks (a resumed
 /// build keeps its checkpoint's).
+/// Fails if a new build of `material` has no memory plan within `--memory` (a build resuming a
+/// checkpoint keeps its chunks, and is planned again when it starts).
+pub(super) fn check_plan(material: Material, opts: &BuildOptions) -> Result<(), BuildError> {
+    plan(material, opts, None).map(|_| ())
+}
+
 fn plan(
     material: Material,
     opts: &BuildOptions,

@@ -555,9 +555,7 @@ impl StoreDir {
         match std::fs::symlink_metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             // Not ours to delete, and no checkpoint: the build cannot go on beside it.
-            Ok(meta) if !meta.is_file() => {
-                return Err(BuildError::ManifestNotAFile(path))
-            }
+            Ok(meta) if !meta.is_file() => return Err(BuildError::ManifestNotAFile(path)),
             _ => {}
         }
         let bytes = std::fs::read(&path).map_err(io(&path))?;

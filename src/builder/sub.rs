@@ -168,7 +168,11 @@ impl Subtables {
 }
 
 /// Fails unless `file` holds `material` under a rule set that combines with `rule_set`.
-fn check_support(file: &TableFile, material: Material, rule_set: RuleSet) -> Result<(), BuildError> {
+fn check_support(
+    file: &TableFile,
+    material: Material,
+    rule_set: RuleSet,
+) -> Result<(), BuildError> {
     let h = file.header();
     if h.material != material {
         return Err(TableError::WrongMaterial {

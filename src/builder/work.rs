@@ -200,7 +200,8 @@ impl Work {
     /// Sets up again what [`Work::lend_pass_memory`] freed (by this thread: see [`Buffers`]).
     pub fn restore_pass_memory(&mut self) {
         self.buffers = Buffers::new(self.buffer_records, rayon::current_num_threads());
-        self.store.reserve(self.chunk_buffers, self.layout.chunk_len());
+        self.store
+            .reserve(self.chunk_buffers, self.layout.chunk_len());
     }
 
     /// Are the chunks resident (false: streaming through chunk files)?
@@ -601,7 +602,14 @@ mod tests {
             total: 0,
         };
         let provenance = Provenance::new(crate::table::RuleSet::DtcAsian, &[]);
-        let mut work = Work::new("KRKN".parse().unwrap(), layout, store, &plan, true, provenance);
+        let mut work = Work::new(
+            "KRKN".parse().unwrap(),
+            layout,
+            store,
+            &plan,
+            true,
+            provenance,
+        );
         let select = Select {
             frontier: u32::MAX - 1,
             next: u32::MAX - 1,

@@ -8,8 +8,8 @@ use crate::index::Indexer;
 use crate::piece::{ByColor, Color};
 use crate::retro::Progress;
 use crate::table::{
-    SupportingTable,
-    distance_implied, merge_tallies, Firsts, Histogram, RuleSet, SideCounts, TableWriter, Tally,
+    distance_implied, merge_tallies, Firsts, Histogram, RuleSet, SideCounts, SupportingTable,
+    TableWriter, Tally,
 };
 use crate::value::{Value, CODE_NONE};
 use rayon::prelude::*;

@@ -26,4 +26,3 @@ pub use bitmap::Bitmap;
 pub use graph::Graph;
 pub use orders::RuleState;
 pub use progress::{Progress, Silent};
-

@@ -297,14 +297,23 @@ fn builds_sharing_a_tmp_wait_for_each_other() {
 }
 
 /// A material that cannot be built (its pieces cannot be numbered for chases under the Asian
-/// rules, or its index is too large) is refused before any supporting table is built.
+/// rules, its index is too large, or it has no memory plan within the budget) is refused before
+/// any supporting table is built.
 #[test]
 fn unbuildable_materials_are_refused_before_any_table_is_built() {
-    for (m, what) in [("KPPPKP", "--rules check or none"), ("KRCNPABKRCNPAB", "")] {
+    for (m, extra, what) in [
+        ("KPPPKP", &[][..], "--rules check or none"),
+        ("KRCNPABKRCNPAB", &[], ""),
+        // KRCKR's rule stage needs more than 64 MiB; its supporting tables would fit.
+        ("KRCKR", &["--memory", "64M"], "too small for table KRCKR"),
+    ] {
         let d = tempfile::tempdir().unwrap();
-        let out = run_with_timeout(build_quiet(m, d.path(), &[]), 60);
+        let out = run_with_timeout(build_quiet(m, d.path(), extra), 60);
         let e = text(&out.stderr);
-        assert!(!out.status.success() && e.contains(what) && !e.contains("panicked"), "{m}: {e}");
+        assert!(
+            !out.status.success() && e.contains(what) && !e.contains("panicked"),
+            "{m}: {e}"
+        );
         assert!(
             !d.path().exists() || std::fs::read_dir(d.path()).unwrap().next().is_none(),
             "{m}: something was written"
@@ -323,10 +332,15 @@ fn a_manifest_that_is_a_directory_is_a_clear_error() {
     let out = run_with_timeout(build_quiet("KRKN", d.path(), &[]), 60);
     let e = text(&out.stderr);
     assert!(
-        !out.status.success() && e.contains("manifest.json is not a file") && !e.contains("restarting"),
+        !out.status.success()
+            && e.contains("manifest.json is not a file")
+            && !e.contains("restarting"),
         "{e}"
     );
-    assert!(store.join("manifest.json").is_dir(), "the directory is the user's: kept");
+    assert!(
+        store.join("manifest.json").is_dir(),
+        "the directory is the user's: kept"
+    );
 }
 
 #[test]

@@ -22,7 +22,11 @@ const KRK_FEN: &str = "3k5/9/9/9/9/9/9/9/9/4K1R2 w";
 /// `xqtb build KRKN --dir <dir> --rules <rules>` checkpointing at every pass, dying after the
 /// checkpoint at `abort` (order, ply) if given.
 fn build_krkn(dir: &Path, rules: &str, abort: Option<(u16, u32)>) -> Output {
-    let mut c = build_cmd("KRKN", dir, &["--quiet", "--checkpoint-secs", "0", "--rules", rules]);
+    let mut c = build_cmd(
+        "KRKN",
+        dir,
+        &["--quiet", "--checkpoint-secs", "0", "--rules", rules],
+    );
     if let Some((order, ply)) = abort {
         c.env("XQTB_TEST_ABORT_AT", format!("KRKN:{order}:{ply}"));
     }
@@ -71,7 +75,10 @@ fn a_checkpoint_resumes_only_under_its_own_rules() {
     ] {
         let dir = tempfile::tempdir().unwrap();
         let died = build_krkn(dir.path(), first, Some(abort));
-        assert!(!died.status.success(), "{first}: the build should have died");
+        assert!(
+            !died.status.success(),
+            "{first}: the build should have died"
+        );
         let other = build_krkn(dir.path(), second, None);
         let err = text(&other.stderr);
         assert!(!other.status.success(), "{first} → {second} resumed: {err}");
@@ -89,7 +96,10 @@ fn a_checkpoint_resumes_only_under_its_own_rules() {
         assert!(!dir.path().join("KRKN.xqtb").exists(), "{first} → {second}");
         assert!(dir.path().join(".work/KRKN/manifest.json").is_file());
         assert_ok("resume", &build_krkn(dir.path(), first, None));
-        assert!(krkn(dir.path()) == krkn(clean(first)), "{first}: resumed bytes differ");
+        assert!(
+            krkn(dir.path()) == krkn(clean(first)),
+            "{first}: resumed bytes differ"
+        );
         // The directory now holds a table of `first`'s rules: `second` builds elsewhere, reusing
         // the dtc-any tables as they are.
         let refused = build_krkn(dir.path(), second, None);
@@ -102,9 +112,13 @@ fn a_checkpoint_resumes_only_under_its_own_rules() {
         let elsewhere = tempfile::tempdir().unwrap();
         copy_tables(dir.path(), elsewhere.path(), &["KK", "KRK", "KNK"]);
         let before = common::tables(elsewhere.path());
-        let out = build_cmd("KRKN", elsewhere.path(), &["--rules", second, "--checkpoint-secs", "0"])
-            .output()
-            .unwrap();
+        let out = build_cmd(
+            "KRKN",
+            elsewhere.path(),
+            &["--rules", second, "--checkpoint-secs", "0"],
+        )
+        .output()
+        .unwrap();
         assert_ok("other rules elsewhere", &out);
         let built: Vec<String> = text(&out.stdout)
             .lines()
@@ -113,9 +127,15 @@ fn a_checkpoint_resumes_only_under_its_own_rules() {
             .collect();
         assert_eq!(built, ["KRKN"], "{}", text(&out.stdout));
         for (name, bytes) in before {
-            assert!(common::tables(elsewhere.path()).contains(&(name.clone(), bytes)), "{name}");
+            assert!(
+                common::tables(elsewhere.path()).contains(&(name.clone(), bytes)),
+                "{name}"
+            );
         }
-        assert!(krkn(elsewhere.path()) == krkn(clean(second)), "{second}: bytes differ");
+        assert!(
+            krkn(elsewhere.path()) == krkn(clean(second)),
+            "{second}: bytes differ"
+        );
     }
 }
 
@@ -126,14 +146,25 @@ fn one_sided_tables_are_the_same_under_every_rule_set() {
     for m in ["KK", "KRK", "KNK"] {
         let name = format!("{m}.xqtb");
         let asian = std::fs::read(clean("asian").join(&name)).unwrap();
-        assert!(asian == std::fs::read(clean("check").join(&name)).unwrap(), "{m}");
-        assert!(asian == std::fs::read(clean("none").join(&name)).unwrap(), "{m}");
+        assert!(
+            asian == std::fs::read(clean("check").join(&name)).unwrap(),
+            "{m}"
+        );
+        assert!(
+            asian == std::fs::read(clean("none").join(&name)).unwrap(),
+            "{m}"
+        );
         let h = TableFile::open(&clean("none").join(&name), 0).unwrap();
         assert_eq!(h.header().rule_set, RuleSet::DtcAny, "{m}");
     }
     let h = TableFile::open(&clean("none").join("KRKN.xqtb"), 0).unwrap();
     assert_eq!(h.header().rule_set, RuleSet::DtcOrder0);
-    let supports: Vec<String> = h.header().supports.iter().map(|s| s.material.to_string()).collect();
+    let supports: Vec<String> = h
+        .header()
+        .supports
+        .iter()
+        .map(|s| s.material.to_string())
+        .collect();
     assert_eq!(supports, ["KNK", "KRK"]);
 }
 
@@ -146,7 +177,9 @@ fn a_directory_mixing_rule_sets_is_refused_by_every_reader() {
     let none = tempfile::tempdir().unwrap();
     assert_ok(
         "KCKN none",
-        &build_cmd("KCKN", none.path(), &["--quiet", "--rules", "none"]).output().unwrap(),
+        &build_cmd("KCKN", none.path(), &["--quiet", "--rules", "none"])
+            .output()
+            .unwrap(),
     );
     for name in ["KCK.xqtb", "KCKN.xqtb"] {
         std::fs::copy(none.path().join(name), dir.path().join(name)).unwrap();
@@ -157,19 +190,43 @@ fn a_directory_mixing_rule_sets_is_refused_by_every_reader() {
         let ProbeError::Unusable { source, .. } = &err else {
             panic!("{fen}: {err:?}");
         };
-        assert!(matches!(**source, TableError::RuleSetMismatch { .. }), "{err:?}");
+        assert!(
+            matches!(**source, TableError::RuleSetMismatch { .. }),
+            "{err:?}"
+        );
         let msg = err.to_string();
-        assert!(msg.contains("KRKN.xqtb") && msg.contains("KCKN.xqtb"), "{msg}");
+        assert!(
+            msg.contains("KRKN.xqtb") && msg.contains("KCKN.xqtb"),
+            "{msg}"
+        );
     }
     assert!(tb.probe_dtc(&parse_fen(KRK_FEN).unwrap()).is_ok());
-    let probe = xqtb().args(["probe", "--dir"]).arg(dir.path()).arg(KRKN_FEN).output().unwrap();
+    let probe = xqtb()
+        .args(["probe", "--dir"])
+        .arg(dir.path())
+        .arg(KRKN_FEN)
+        .output()
+        .unwrap();
     let err = text(&probe.stderr);
-    assert!(!probe.status.success() && err.contains("KCKN.xqtb") && err.contains("KRKN.xqtb"), "{err}");
-    let verify = xqtb().args(["verify", "--dir"]).arg(dir.path()).arg("KRKN").output().unwrap();
+    assert!(
+        !probe.status.success() && err.contains("KCKN.xqtb") && err.contains("KRKN.xqtb"),
+        "{err}"
+    );
+    let verify = xqtb()
+        .args(["verify", "--dir"])
+        .arg(dir.path())
+        .arg("KRKN")
+        .output()
+        .unwrap();
     let out = text(&verify.stdout) + &text(&verify.stderr);
-    assert!(!verify.status.success() && out.contains("KCKN.xqtb"), "{out}");
+    assert!(
+        !verify.status.success() && out.contains("KCKN.xqtb"),
+        "{out}"
+    );
     // A build into it is refused too.
-    let build = build_cmd("KRKNA", dir.path(), &["--quiet"]).output().unwrap();
+    let build = build_cmd("KRKNA", dir.path(), &["--quiet"])
+        .output()
+        .unwrap();
     assert!(!build.status.success(), "{}", text(&build.stdout));
 }
 
@@ -198,7 +255,8 @@ fn rewrite_with_other_bytes(dir: &Path, m: &str) {
     for (side, c) in Color::ALL.into_iter().zip(&codes) {
         w.write(side, c).unwrap();
     }
-    w.finish(h.rule_set, h.sides, &tallies, h.max_order).unwrap();
+    w.finish(h.rule_set, h.sides, &tallies, h.max_order)
+        .unwrap();
 }
 
 /// A supporting table replaced by another file (same values, other bytes): the table built from
@@ -208,25 +266,52 @@ fn a_table_whose_supporting_table_changed_is_refused_then_rebuilt() {
     let dir = tempfile::tempdir().unwrap();
     copy_tables(clean("asian"), dir.path(), &["KK", "KRK", "KNK", "KRKN"]);
     rewrite_with_other_bytes(dir.path(), "KRK");
-    assert!(std::fs::read(dir.path().join("KRK.xqtb")).unwrap()
-        != std::fs::read(clean("asian").join("KRK.xqtb")).unwrap());
+    assert!(
+        std::fs::read(dir.path().join("KRK.xqtb")).unwrap()
+            != std::fs::read(clean("asian").join("KRK.xqtb")).unwrap()
+    );
     let tb = Tablebase::open(dir.path()).unwrap();
     let err = tb.probe_wdl(&parse_fen(KRKN_FEN).unwrap()).unwrap_err();
     let ProbeError::Unusable { source, .. } = &err else {
         panic!("{err:?}");
     };
-    assert!(matches!(**source, TableError::SupportChanged { .. }), "{err:?}");
-    assert!(err.to_string().contains("KRK.xqtb") && err.to_string().contains("KRKN.xqtb"), "{err}");
+    assert!(
+        matches!(**source, TableError::SupportChanged { .. }),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string().contains("KRK.xqtb") && err.to_string().contains("KRKN.xqtb"),
+        "{err}"
+    );
     assert!(tb.probe_dtc(&parse_fen(KRK_FEN).unwrap()).is_ok());
-    let verify = xqtb().args(["verify", "--dir"]).arg(dir.path()).arg("KRKN").output().unwrap();
+    let verify = xqtb()
+        .args(["verify", "--dir"])
+        .arg(dir.path())
+        .arg("KRKN")
+        .output()
+        .unwrap();
     let out = text(&verify.stdout) + &text(&verify.stderr);
-    assert!(!verify.status.success() && out.contains("KRK.xqtb"), "{out}");
+    assert!(
+        !verify.status.success() && out.contains("KRK.xqtb"),
+        "{out}"
+    );
     let build = build_cmd("KRKN", dir.path(), &[]).output().unwrap();
     assert_ok("rebuild", &build);
-    assert!(text(&build.stderr).contains("rebuilding"), "{}", text(&build.stderr));
+    assert!(
+        text(&build.stderr).contains("rebuilding"),
+        "{}",
+        text(&build.stderr)
+    );
     let tb = Tablebase::open(dir.path()).unwrap();
     let old = Tablebase::open(clean("asian")).unwrap();
     let pos = parse_fen(KRKN_FEN).unwrap();
     assert_eq!(tb.probe_dtc(&pos).unwrap(), old.probe_dtc(&pos).unwrap());
-    assert_ok("verify", &xqtb().args(["verify", "--quiet", "--dir"]).arg(dir.path()).output().unwrap());
+    assert_ok(
+        "verify",
+        &xqtb()
+            .args(["verify", "--quiet", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap(),
+    );
 }

@@ -160,7 +160,11 @@ fn a_directory_of_other_rules_is_refused() {
         RuleSet::DtcOrder0
     );
     for m in ["KNK", "KRK", "KK"] {
-        assert_eq!(open(dir.path(), m).header().rule_set, RuleSet::DtcAny, "{m}");
+        assert_eq!(
+            open(dir.path(), m).header().rule_set,
+            RuleSet::DtcAny,
+            "{m}"
+        );
     }
     let before = crate::common::tables(dir.path());
     let err = xqtb::builder::build(
@@ -170,7 +174,14 @@ fn a_directory_of_other_rules_is_refused() {
     )
     .unwrap_err();
     assert!(
-        matches!(err, xqtb::BuildError::DirRules { found: RuleSet::DtcOrder0, asked: RuleSet::DtcAsian, .. }),
+        matches!(
+            err,
+            xqtb::BuildError::DirRules {
+                found: RuleSet::DtcOrder0,
+                asked: RuleSet::DtcAsian,
+                ..
+            }
+        ),
         "{err}"
     );
     assert!(err.to_string().contains("KRKN.xqtb"), "{err}");

@@ -7,8 +7,8 @@ use crate::common::{build_lib_with, Notes};
 use proptest::prelude::*;
 use std::path::Path;
 use xqtb::table::{
-    derived_stand_in, distance_implied, is_order_seed, Firsts, Histogram, RuleSet,
-    SideCounts, SupportingTable, Stream, TableError, TableFile, TableWriter, BLOCK_ENTRIES,
+    derived_stand_in, distance_implied, is_order_seed, Firsts, Histogram, RuleSet, SideCounts,
+    Stream, SupportingTable, TableError, TableFile, TableWriter, BLOCK_ENTRIES,
 };
 use xqtb::{ByColor, Color, Indexer, Material, Value};
 
@@ -399,7 +399,9 @@ fn every_rule_sets_invariants_are_checked_at_open() {
     let good = |p: &Path| std::fs::read(p).unwrap();
     let open = |mut b: Vec<u8>, path: &Path| {
         reseal(&mut b);
-        TableFile::from_reader(b, path, 0).err().map(|e| e.to_string())
+        TableFile::from_reader(b, path, 0)
+            .err()
+            .map(|e| e.to_string())
     };
     let with = |p: &Path, patches: &[(usize, u32)]| {
         let mut b = good(p);
@@ -412,7 +414,10 @@ fn every_rule_sets_invariants_are_checked_at_open() {
     assert_eq!(open(good(&knka), &knka), None);
     // KRKN (max order 1) relabelled dtc-order0, then also its max order set to 0.
     let e = open(with(&krkn, &[(16, 1)]), &krkn).unwrap();
-    assert!(e.contains("max order 1 in a table of rule set dtc-order0"), "{e}");
+    assert!(
+        e.contains("max order 1 in a table of rule set dtc-order0"),
+        "{e}"
+    );
     let e = open(with(&krkn, &[(16, 1), (52, 0)]), &krkn).unwrap();
     assert!(e.contains("impossible value: order 1"), "{e}");
     // dtc-any for a material the rules change, and another rule set for one they cannot.

@@ -147,7 +147,11 @@ fn adjacent_runs_are_rejected() {
         parse_fen("4k4/9/9/9/9/9/9/9/9/4K22 w"),
         Err(ParseError::AdjacentRuns { rank: 0, .. })
     ));
-    assert!(parse_fen("4k4/9/9/9/9/9/9/9/9/4K4 w").is_ok());
+    assert!(parse_fen("3k5/9/9/9/9/9/9/9/9/4K4 w").is_ok());
+    assert!(matches!(
+        parse_fen("3k5/9/9/9/9/9/9/9/9/3K32 w"),
+        Err(ParseError::AdjacentRuns { rank: 0, .. })
+    ));
 }
 
 #[test]

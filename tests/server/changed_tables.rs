@@ -29,7 +29,10 @@ fn a_table_truncated_then_restored_under_a_running_server() {
     let black = spread("KRKAABB", Color::Black, 40);
     let knka = &spread("KNKA", Color::Red, 5)[0];
     let before: Vec<String> = red.iter().map(|f| probe(f).body).collect();
-    assert!(red.iter().zip(&before).all(|(f, b)| b.contains(f.split(' ').next().unwrap())));
+    assert!(red
+        .iter()
+        .zip(&before)
+        .all(|(f, b)| b.contains(f.split(' ').next().unwrap())));
     let path = dir.path().join("KRKAABB.xqtb");
     let good = std::fs::read(&path).unwrap();
     let f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
@@ -37,7 +40,12 @@ fn a_table_truncated_then_restored_under_a_running_server() {
     // Black's blocks were never read: now they cannot be.
     for fen in &black {
         let r = probe(fen);
-        assert!(r.status == 200 || r.status == 503, "{fen}: {} {}", r.status, r.body);
+        assert!(
+            r.status == 200 || r.status == 503,
+            "{fen}: {} {}",
+            r.status,
+            r.body
+        );
         if r.status == 503 {
             assert!(r.json()["error"].as_str().unwrap().contains("KRKAABB.xqtb"));
             assert_eq!(r.header("cache-control"), Some("no-store"));
@@ -46,7 +54,11 @@ fn a_table_truncated_then_restored_under_a_running_server() {
     std::thread::sleep(NOTICED);
     let r = probe(&red[0]);
     assert_eq!(r.status, 503, "{}", r.body);
-    assert!(r.json()["error"].as_str().unwrap().contains("KRKAABB.xqtb"), "{}", r.body);
+    assert!(
+        r.json()["error"].as_str().unwrap().contains("KRKAABB.xqtb"),
+        "{}",
+        r.body
+    );
     assert_eq!(probe(knka).status, 200, "the other tables keep serving");
     std::os::unix::fs::FileExt::write_all_at(&f, &good, 0).unwrap();
     drop(f);

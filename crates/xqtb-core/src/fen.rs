@@ -77,7 +77,9 @@ pub enum ParseError {
     #[error("a run of 0 empty points inside the board (in a query string, 0 only ends it: Black to move)")]
     ZeroRun,
     /// Two digits side by side in a FEN rank (`4K22`): one run of empty points is one digit.
-    #[error("rank {rank} ({text:?}): two runs of empty points side by side (write one digit for a run)")]
+    #[error(
+        "rank {rank} ({text:?}): two runs of empty points side by side (write one digit for a run)"
+    )]
     AdjacentRuns {
         /// The rank (0 Red's back rank … 9 Black's).
         rank: u8,

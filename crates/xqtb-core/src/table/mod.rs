@@ -373,7 +373,10 @@ pub(crate) fn supports_from_bytes(
             header.material
         )));
     }
-    if let Some(s) = list.iter().find(|s| !s.rule_set.combines_with(header.rule_set)) {
+    if let Some(s) = list
+        .iter()
+        .find(|s| !s.rule_set.combines_with(header.rule_set))
+    {
         return Err(bad(format!(
             "{} of rule set {} under a table of rule set {}",
             s.material,

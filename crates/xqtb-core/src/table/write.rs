@@ -7,7 +7,8 @@
 
 use super::{
     distance_implied, supports_to_bytes, Firsts, Header, Histogram, RuleSet, SideCounts,
-    SupportingTable, Symbol, TableError, BLOCK_ENTRIES, HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, WDL_DRAW, WDL_LOSS, WDL_WIN,
+    SupportingTable, Symbol, TableError, BLOCK_ENTRIES, HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX,
+    WDL_DRAW, WDL_LOSS, WDL_WIN,
 };
 use crate::material::Material;
 use crate::piece::{ByColor, Color};
