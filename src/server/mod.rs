@@ -9,7 +9,7 @@
 //! request, at most once a second, the tables are compared with their files on disk and
 //! reopened if any changed (a table rebuilt is served anew). Probing runs on Tokio's blocking
 //! pool, at most a few requests at a time per core. Connections are served by our own loop
-//! ([`listen`]): a cap on open connections, and deadlines for request heads and idle clients.
+//! ((`listen`)): a cap on open connections, and deadlines for request heads and idle clients.
 //! Every error answer carries `Cache-Control: no-store`, and under `/api/` is JSON.
 
 mod api;
