@@ -4,8 +4,8 @@
 //! `xqtb build` / `xqtb probe` against that reference, position by position.
 
 use crate::common::{build, probe_batch};
-use crate::dtc::{check_consistency, Mat, SideStats, Solver, Value};
-use crate::reference::{self, to_fen};
+use crate::dtc::Dtc;
+use crate::reference::{self, check_consistency, to_fen, Mat, SideStats, Solver, Value};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -28,7 +28,7 @@ fn wdl(s: &SideStats) -> [u64; 3] {
 #[test]
 fn reference_matches_published_figures() {
     let t0 = Instant::now();
-    let mut solver = Solver::new();
+    let mut solver = Solver::<Dtc>::new();
     let mut failures = Vec::new();
     for &(material, red, black, longest) in PUBLISHED {
         let table = solver.solve_str(material);
@@ -108,7 +108,7 @@ fn probed(v: &serde_json::Value) -> Result<(String, Option<u64>), String> {
 
 #[test]
 fn builder_matches_reference() {
-    let mut solver = Solver::new();
+    let mut solver = Solver::<Dtc>::new();
     let mut report = Vec::new();
     for &material in COMPARED {
         let t0 = Instant::now();
@@ -128,13 +128,13 @@ fn builder_matches_reference() {
         let dir = TempDir::new(material);
         let t1 = Instant::now();
         build(material, dir.path());
-        let fens: Vec<String> = table.positions.iter().map(to_fen).collect();
+        let fens: Vec<String> = table.positions().iter().map(to_fen).collect();
         let lines = probe_batch(dir.path(), &fens);
         let t_cli = t1.elapsed();
 
         let mut mismatches = Vec::new();
         let mut count = 0usize;
-        for ((pos, &want), line) in table.positions.iter().zip(&table.values).zip(&lines) {
+        for ((pos, &want), line) in table.positions().iter().zip(&table.values).zip(&lines) {
             // The output line must be about the position asked (by board and side).
             if let Some(f) = line.get("fen").and_then(|f| f.as_str()) {
                 let back = reference::parse_fen(f);
@@ -165,12 +165,12 @@ fn builder_matches_reference() {
         }
         println!(
             "{material}: {} positions, reference {t_ref:?}, build+probe {t_cli:?}, {count} mismatches",
-            table.positions.len()
+            table.positions().len()
         );
         if count > 0 {
             report.push(format!(
                 "{material}: {count} of {} positions differ, e.g.\n{}",
-                table.positions.len(),
+                table.positions().len(),
                 mismatches.join("\n")
             ));
         }
@@ -181,9 +181,9 @@ fn builder_matches_reference() {
 /// The reference's `Value` must keep win distances odd and loss distances even.
 #[test]
 fn reference_distance_parity() {
-    let mut solver = Solver::new();
+    let mut solver = Solver::<Dtc>::new();
     let table = solver.solve_str("KNK");
-    for (p, v) in table.positions.iter().zip(&table.values) {
+    for (p, v) in table.positions().iter().zip(&table.values) {
         match *v {
             Value::Win(d) => assert!(d % 2 == 1, "{}: win {d}", to_fen(p)),
             Value::Loss(d) => assert!(d % 2 == 0, "{}: loss {d}", to_fen(p)),
