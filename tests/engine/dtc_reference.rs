@@ -178,6 +178,18 @@ fn builder_matches_reference() {
     assert!(report.is_empty(), "{}", report.join("\n"));
 }
 
+/// KPKP has no checkmate or stalemate, so step 1 of the iteration resolves nothing while step 2
+/// still does (the parents of step 0's captures into lost positions): the reference must not
+/// stop there. Before it waited, `9/3P5/3k5/9/9/9/9/9/3p5/3K5 w` (only Ke0, then Black takes the
+/// pawn) stayed a draw.
+#[test]
+fn reference_satisfies_definition_in_kpkp() {
+    let mut solver = Solver::<Dtc>::new();
+    let mat = Mat::parse("KPKP");
+    solver.solve(&mat);
+    assert_eq!(check_consistency(&solver, &mat), Ok(()));
+}
+
 /// The reference's `Value` must keep win distances odd and loss distances even.
 #[test]
 fn reference_distance_parity() {

@@ -27,7 +27,8 @@
 //! `d = k - 1`, and a loss `d = k` if every child is won by the opponent (captures by the smaller
 //! table, quiet children resolved as wins with `d < k`) and the largest quiet `d` is
 //! `k - 1`. Each step only reads values resolved at earlier steps. Stop when a step resolves
-//! nothing.
+//! nothing, but not before step 2: the wins in 1 of step 0 resolve their parents only at step 2,
+//! and step 1 may resolve nothing (in KPKP no position is mated or stalemated, so it does).
 
 #![allow(dead_code)]
 
@@ -40,22 +41,25 @@ impl Metric for Dtc {
     fn resolve(children: &[Vec<Child>]) -> (Vec<Value>, u32) {
         // `None` = not resolved (yet).
         let mut values: Vec<Option<Value>> = children.iter().map(|ch| conversion(ch)).collect();
-        let mut k = 0u32;
+        let (mut k, mut last) = (0u32, 0u32);
         loop {
             k += 1;
             let new: Vec<(usize, Value)> = (0..children.len())
                 .filter(|&i| values[i].is_none())
                 .filter_map(|i| step(&children[i], &values, k).map(|v| (i, v)))
                 .collect();
-            if new.is_empty() {
+            if new.is_empty() && k >= 2 {
                 break;
+            }
+            if !new.is_empty() {
+                last = k;
             }
             for (i, v) in new {
                 values[i] = Some(v);
             }
         }
         let values = values.into_iter().map(|v| v.unwrap_or(Value::Draw));
-        (values.collect(), k - 1)
+        (values.collect(), last)
     }
 
     fn from_children(kids: &[(bool, Value)]) -> Value {
