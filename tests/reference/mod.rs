@@ -645,18 +645,28 @@ pub fn brute_force_retro(occ: &Occupancy, p: &RefPos) -> Vec<RefMove> {
 // them, the recursion over smaller materials, and the check of a table against its definition.
 // Each of them supplies only its own rules ([`Metric`]).
 
-/// A position as a map key: the board and whether Red is to move.
-pub type Key = (Board, bool);
+/// A position as a compact map key: the piece on each point as a byte (0 = empty, else 1 + its
+/// role's index in [`ROLES`], plus 7 for Red), rank by rank, and whether Red is to move. An
+/// eighth of a [`Board`]'s size, so that tables of a million positions fit in memory.
+pub type Key = ([u8; 90], bool);
 
 pub fn key_of(pos: &RefPos) -> Key {
-    (pos.board, pos.red_to_move)
+    let mut cells = [0u8; 90];
+    for (cell, pc) in cells.iter_mut().zip(pos.board.iter().flatten()) {
+        *cell = pc.map_or(0, |(red, role)| 1 + role_index(role) as u8 + 7 * red as u8);
+    }
+    (cells, pos.red_to_move)
 }
 
 pub fn pos_of(key: &Key) -> RefPos {
-    RefPos {
-        board: key.0,
-        red_to_move: key.1,
+    let mut pos = RefPos::empty(key.1);
+    for (i, &cell) in key.0.iter().enumerate() {
+        if cell != 0 {
+            let code = (cell - 1) as usize;
+            pos.board[i / 9][i % 9] = Some((code >= 7, ROLES[code % 7]));
+        }
     }
+    pos
 }
 
 /// A material as the role letters of each side, kings first, the others in `K A B N R C P`
@@ -723,10 +733,10 @@ impl Mat {
 
 /// Every legal position of a material with the given side to move ([`for_each_legal`]), in the
 /// enumeration's (deterministic) order.
-pub fn enumerate(occ: &Occupancy, mat: &Mat, red_to_move: bool) -> Vec<RefPos> {
+pub fn enumerate(occ: &Occupancy, mat: &Mat, red_to_move: bool) -> Vec<Key> {
     let mut v = Vec::new();
     for_each_legal(occ, &mat.red, &mat.black, red_to_move, &mut |p| {
-        v.push(p.clone())
+        v.push(key_of(p))
     });
     v
 }
@@ -743,7 +753,8 @@ pub enum Edge {
 /// by playing the move forward and looking the child up.
 pub struct Graph {
     pub mat: Mat,
-    pub positions: Vec<RefPos>,
+    /// The positions, Red to move first ([`Graph::position`] gives one as a [`RefPos`]).
+    pub keys: Vec<Key>,
     pub index: HashMap<Key, usize>,
     /// The materials one capture away ([`Mat::captures`]).
     pub subs: Vec<Mat>,
@@ -754,29 +765,30 @@ pub struct Graph {
 impl Graph {
     /// `subs` are the graphs of `mat.captures()`, in that order.
     fn build(occ: &Occupancy, mat: &Mat, subs: &[Arc<Graph>]) -> Graph {
-        let mut positions = enumerate(occ, mat, true);
-        positions.extend(enumerate(occ, mat, false));
-        let index: HashMap<Key, usize> = positions
+        let mut keys = enumerate(occ, mat, true);
+        keys.extend(enumerate(occ, mat, false));
+        let index: HashMap<Key, usize> = keys.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+        let edges = keys
             .iter()
-            .enumerate()
-            .map(|(i, p)| (key_of(p), i))
-            .collect();
-        let edges = positions
-            .iter()
-            .map(|p| {
-                legal_moves(p)
+            .map(|k| {
+                let p = pos_of(k);
+                legal_moves(&p)
                     .into_iter()
-                    .map(|m| edge(p, m, &index, subs))
+                    .map(|m| edge(&p, m, &index, subs))
                     .collect()
             })
             .collect();
         Graph {
             mat: mat.clone(),
-            positions,
+            keys,
             index,
             subs: subs.iter().map(|g| g.mat.clone()).collect(),
             edges,
         }
+    }
+
+    pub fn position(&self, i: usize) -> RefPos {
+        pos_of(&self.keys[i])
     }
 }
 
@@ -898,8 +910,9 @@ pub struct SideStats {
 }
 
 impl Table {
-    pub fn positions(&self) -> &[RefPos] {
-        &self.graph.positions
+    /// The positions in the order of [`Table::values`].
+    pub fn positions(&self) -> impl Iterator<Item = RefPos> + '_ {
+        self.graph.keys.iter().map(pos_of)
     }
 
     pub fn value(&self, pos: &RefPos) -> Option<Value> {
@@ -908,7 +921,7 @@ impl Table {
 
     pub fn stats(&self, red_to_move: bool) -> SideStats {
         let mut s = SideStats::default();
-        for (p, v) in self.positions().iter().zip(&self.values) {
+        for (p, v) in self.positions().zip(&self.values) {
             if p.red_to_move != red_to_move {
                 continue;
             }
@@ -996,8 +1009,8 @@ impl<M: Metric> Solver<M> {
 /// asking the solver. Returns the first violation.
 pub fn check_consistency<M: Metric>(solver: &Solver<M>, mat: &Mat) -> Result<(), String> {
     let table = &solver.tables[mat];
-    for (p, &v) in table.positions().iter().zip(&table.values) {
-        let kids: Vec<(bool, Value)> = legal_moves(p)
+    for (p, &v) in table.positions().zip(&table.values) {
+        let kids: Vec<(bool, Value)> = legal_moves(&p)
             .iter()
             .map(|&m| {
                 let c = p.after(m);
@@ -1008,7 +1021,7 @@ pub fn check_consistency<M: Metric>(solver: &Solver<M>, mat: &Mat) -> Result<(),
         if expected != v {
             return Err(format!(
                 "{}: value {v:?}, children imply {expected:?}",
-                to_fen(p)
+                to_fen(&p)
             ));
         }
     }
