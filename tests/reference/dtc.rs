@@ -32,34 +32,17 @@
 
 #![allow(dead_code)]
 
-use crate::reference::{Child, Metric, Value};
+use crate::reference::{iterate, Child, Metric, Value};
 
 /// The distance-to-conversion rules for [`crate::reference::Solver`].
 pub struct Dtc;
 
 impl Metric for Dtc {
     fn resolve(children: &[Vec<Child>]) -> (Vec<Value>, u32) {
-        // `None` = not resolved (yet).
-        let mut values: Vec<Option<Value>> = children.iter().map(|ch| conversion(ch)).collect();
-        let (mut k, mut last) = (0u32, 0u32);
-        loop {
-            k += 1;
-            let new: Vec<(usize, Value)> = (0..children.len())
-                .filter(|&i| values[i].is_none())
-                .filter_map(|i| step(&children[i], &values, k).map(|v| (i, v)))
-                .collect();
-            if new.is_empty() && k >= 2 {
-                break;
-            }
-            if !new.is_empty() {
-                last = k;
-            }
-            for (i, v) in new {
-                values[i] = Some(v);
-            }
-        }
-        let values = values.into_iter().map(|v| v.unwrap_or(Value::Draw));
-        (values.collect(), last)
+        let values = children.iter().map(|ch| conversion(ch)).collect();
+        // Step 0's wins in 1 resolve their parents at step 2, after a step 1 that may resolve
+        // nothing.
+        iterate(children, values, 2, step)
     }
 
     fn from_children(kids: &[(bool, Value)]) -> Value {
@@ -75,28 +58,14 @@ impl Metric for Dtc {
             .any(|&(cap, v)| cap && matches!(v, Value::Loss(_)))
         {
             Value::Win(1)
-        } else if let Some(d) = quiet(loss_distance).min() {
+        } else if let Some(d) = quiet(Value::loss).min() {
             Value::Win(d + 1)
         } else if kids.iter().all(|&(_, v)| matches!(v, Value::Win(_))) {
-            Value::Loss(quiet(win_distance).max().map_or(0, |d| d + 1))
+            Value::Loss(quiet(Value::win).max().map_or(0, |d| d + 1))
         } else {
             // Some child is a draw and none is lost: must be a draw.
             Value::Draw
         }
-    }
-}
-
-fn loss_distance(v: Value) -> Option<u32> {
-    match v {
-        Value::Loss(d) => Some(d),
-        _ => None,
-    }
-}
-
-fn win_distance(v: Value) -> Option<u32> {
-    match v {
-        Value::Win(d) => Some(d),
-        _ => None,
     }
 }
 

@@ -869,6 +869,22 @@ impl Value {
             Value::Win(d) | Value::Loss(d) => Some(d),
         }
     }
+
+    /// The distance of a win.
+    pub fn win(self) -> Option<u32> {
+        match self {
+            Value::Win(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The distance of a loss.
+    pub fn loss(self) -> Option<u32> {
+        match self {
+            Value::Loss(d) => Some(d),
+            _ => None,
+        }
+    }
 }
 
 /// A child of a position as a metric's iteration sees it: a quiet move to a position of the
@@ -889,6 +905,43 @@ pub trait Metric {
     /// The value the definition gives a position whose legal moves lead to `kids`, each as
     /// (is it a capture, the child's value): the definition restated without iteration.
     fn from_children(kids: &[(bool, Value)]) -> Value;
+}
+
+/// A step of [`iterate`]: the value step `k` gives an unresolved position with these children,
+/// or `None`.
+pub type Step = fn(&[Child], &[Option<Value>], u32) -> Option<Value>;
+
+/// Forward fixpoint iteration over one material. `values` holds what step 0 resolved (`None`:
+/// not yet); at step `k = 1, 2, ...` every unresolved position takes the value `step` gives it,
+/// reading only values resolved at earlier steps. It stops at the first step that resolves
+/// nothing once `k >= horizon`: values known from the start (step 0's, and those of captures)
+/// may resolve positions up to step `horizon`, so an empty step before it is not the end. What
+/// is never resolved is a draw. Returns the values and the last step that resolved something.
+pub fn iterate(
+    children: &[Vec<Child>],
+    mut values: Vec<Option<Value>>,
+    horizon: u32,
+    step: Step,
+) -> (Vec<Value>, u32) {
+    let (mut k, mut last) = (0u32, 0u32);
+    loop {
+        k += 1;
+        let new: Vec<(usize, Value)> = (0..children.len())
+            .filter(|&i| values[i].is_none())
+            .filter_map(|i| step(&children[i], &values, k).map(|v| (i, v)))
+            .collect();
+        if new.is_empty() && k >= horizon {
+            break;
+        }
+        if !new.is_empty() {
+            last = k;
+        }
+        for (i, v) in new {
+            values[i] = Some(v);
+        }
+    }
+    let values = values.into_iter().map(|v| v.unwrap_or(Value::Draw));
+    (values.collect(), last)
 }
 
 /// One solved material: its graph and the values of its positions.
