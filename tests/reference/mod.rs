@@ -10,10 +10,17 @@
 //! Conventions: files a–i are 0–8, ranks 0–9, rank 0 is Red's back rank and Red moves up.
 //! A piece is `(red, role)` with role one of `K A B N R C P` (king, advisor, elephant, horse,
 //! rook, cannon, pawn).
+//!
+//! At the end, what the naive distance solvers (`dtc.rs`, `dtm.rs`) share: every legal position
+//! of a material by enumeration, the moves between them as an explicit graph, the recursion over
+//! smaller materials, and the check of a solved table against its definition.
 
 #![allow(dead_code)]
 
 use rand::Rng;
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::sync::Arc;
 
 /// A point: (file, rank).
 pub type Pt = (i32, i32);
@@ -427,6 +434,7 @@ pub fn reachable_points(red: bool, role: char) -> Vec<Pt> {
 }
 
 /// The reachable points of every (side, role), computed once per call site.
+#[derive(Clone)]
 pub struct Occupancy {
     /// `points[red as usize][role index in ROLES]`
     pub points: [[Vec<Pt>; 7]; 2],
@@ -537,19 +545,30 @@ pub fn random_illegal<R: Rng>(
     random_with_legality(occ, red, black, red_to_move, false, rng)
 }
 
-/// Counts, by naive enumeration, the legal positions with the given material and side to move:
-/// every placement of the pieces on points they can occupy, without collisions, in which the
-/// side not to move is not in check. Identical pieces are placed on increasing points so each
-/// set of points is counted once.
-pub fn count_legal(occ: &Occupancy, material: &str, red_to_move: bool) -> u64 {
-    let (red, black) = split_material(material);
+/// Calls `visit` on every legal position with these pieces (kings included) and this side to
+/// move, by naive enumeration: every placement of the pieces on points they can occupy, without
+/// collisions, in which the side not to move is not in check. Identical pieces are placed on
+/// increasing points so each set of points is visited once.
+pub fn for_each_legal(
+    occ: &Occupancy,
+    red: &[char],
+    black: &[char],
+    red_to_move: bool,
+    visit: &mut dyn FnMut(&RefPos),
+) {
     let mut pieces: Vec<Pc> = red.iter().map(|&r| (true, r)).collect();
     pieces.extend(black.iter().map(|&r| (false, r)));
     // Identical pieces must be adjacent in the list for the "increasing point" rule.
     pieces.sort_by_key(|&(red, role)| (!red, role_index(role)));
     let mut pos = RefPos::empty(red_to_move);
+    place_rest(occ, &pieces, 0, None, &mut pos, visit);
+}
+
+/// Counts the legal positions with the given material and side to move ([`for_each_legal`]).
+pub fn count_legal(occ: &Occupancy, material: &str, red_to_move: bool) -> u64 {
+    let (red, black) = split_material(material);
     let mut count = 0;
-    place_rest(occ, &pieces, 0, None, &mut pos, &mut count);
+    for_each_legal(occ, &red, &black, red_to_move, &mut |_| count += 1);
     count
 }
 
@@ -559,11 +578,11 @@ fn place_rest(
     i: usize,
     prev: Option<Pt>,
     pos: &mut RefPos,
-    count: &mut u64,
+    visit: &mut dyn FnMut(&RefPos),
 ) {
     if i == pieces.len() {
         if !in_check(pos, !pos.red_to_move) {
-            *count += 1;
+            visit(pos);
         }
         return;
     }
@@ -579,7 +598,7 @@ fn place_rest(
             continue;
         }
         pos.set(p, Some((red, role)));
-        place_rest(occ, pieces, i + 1, Some(p), pos, count);
+        place_rest(occ, pieces, i + 1, Some(p), pos, visit);
         pos.set(p, None);
     }
 }
@@ -619,4 +638,445 @@ pub fn brute_force_retro(occ: &Occupancy, p: &RefPos) -> Vec<RefMove> {
         }
     }
     out
+}
+
+// Whole materials, solved by forward iteration. What the distance-to-conversion (`dtc.rs`) and
+// distance-to-mate (`dtm.rs`) references share: the positions of a material, the moves between
+// them, the recursion over smaller materials, and the check of a table against its definition.
+// Each of them supplies only its own rules ([`Metric`]).
+
+/// A position as a compact map key: the piece on each point as a byte (0 = empty, else 1 + its
+/// role's index in [`ROLES`], plus 7 for Red), rank by rank, and whether Red is to move. An
+/// eighth of a [`Board`]'s size, so that tables of a million positions fit in memory.
+pub type Key = ([u8; 90], bool);
+
+pub fn key_of(pos: &RefPos) -> Key {
+    let mut cells = [0u8; 90];
+    for (cell, pc) in cells.iter_mut().zip(pos.board.iter().flatten()) {
+        *cell = pc.map_or(0, |(red, role)| 1 + role_index(role) as u8 + 7 * red as u8);
+    }
+    (cells, pos.red_to_move)
+}
+
+pub fn pos_of(key: &Key) -> RefPos {
+    let mut pos = RefPos::empty(key.1);
+    for (i, &cell) in key.0.iter().enumerate() {
+        if cell != 0 {
+            let code = (cell - 1) as usize;
+            pos.board[i / 9][i % 9] = Some((code >= 7, ROLES[code % 7]));
+        }
+    }
+    pos
+}
+
+/// A material as the role letters of each side, kings first, the others in `K A B N R C P`
+/// order.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub struct Mat {
+    pub red: Vec<char>,
+    pub black: Vec<char>,
+}
+
+impl Mat {
+    pub fn parse(s: &str) -> Mat {
+        let (mut red, mut black) = split_material(s);
+        red.sort_by_key(|&r| role_index(r));
+        black.sort_by_key(|&r| role_index(r));
+        assert_eq!(red.iter().filter(|&&r| r == 'K').count(), 1, "{s}");
+        assert_eq!(black.iter().filter(|&&r| r == 'K').count(), 1, "{s}");
+        Mat { red, black }
+    }
+
+    pub fn name(&self) -> String {
+        self.red.iter().chain(self.black.iter()).collect()
+    }
+
+    /// The materials one capture away: one non-king piece of either side removed.
+    pub fn captures(&self) -> Vec<Mat> {
+        let mut v: Vec<Mat> = Vec::new();
+        for side in [true, false] {
+            let roles = if side { &self.red } else { &self.black };
+            for (i, &role) in roles.iter().enumerate() {
+                if role == 'K' {
+                    continue;
+                }
+                let mut m = self.clone();
+                if side {
+                    m.red.remove(i);
+                } else {
+                    m.black.remove(i);
+                }
+                if !v.contains(&m) {
+                    v.push(m);
+                }
+            }
+        }
+        v
+    }
+
+    /// The material of a position (by its pieces).
+    pub fn of_pos(pos: &RefPos) -> Mat {
+        let mut red = Vec::new();
+        let mut black = Vec::new();
+        for (_, (is_red, role)) in pos.pieces() {
+            if is_red {
+                red.push(role);
+            } else {
+                black.push(role);
+            }
+        }
+        red.sort_by_key(|&r| role_index(r));
+        black.sort_by_key(|&r| role_index(r));
+        Mat { red, black }
+    }
+}
+
+/// Every legal position of a material with the given side to move ([`for_each_legal`]), in the
+/// enumeration's (deterministic) order.
+pub fn enumerate(occ: &Occupancy, mat: &Mat, red_to_move: bool) -> Vec<Key> {
+    let mut v = Vec::new();
+    for_each_legal(occ, &mat.red, &mat.black, red_to_move, &mut |p| {
+        v.push(key_of(p))
+    });
+    v
+}
+
+/// A legal move of a [`Graph`]: to a position of the same material (by index), or a capture
+/// into a smaller material (`sub` indexes [`Graph::subs`], `at` that material's positions).
+#[derive(Clone, Copy, Debug)]
+pub enum Edge {
+    Quiet(usize),
+    Capture { sub: usize, at: usize },
+}
+
+/// One material's legal positions (both sides to move) and every legal move from each, found
+/// by playing the move forward and looking the child up.
+pub struct Graph {
+    pub mat: Mat,
+    /// The positions, Red to move first ([`Graph::position`] gives one as a [`RefPos`]).
+    pub keys: Vec<Key>,
+    pub index: HashMap<Key, usize>,
+    /// The materials one capture away ([`Mat::captures`]).
+    pub subs: Vec<Mat>,
+    /// Each position's moves, in [`legal_moves`] order.
+    pub edges: Vec<Vec<Edge>>,
+}
+
+impl Graph {
+    /// `subs` are the graphs of `mat.captures()`, in that order.
+    fn build(occ: &Occupancy, mat: &Mat, subs: &[Arc<Graph>]) -> Graph {
+        let mut keys = enumerate(occ, mat, true);
+        keys.extend(enumerate(occ, mat, false));
+        let index: HashMap<Key, usize> = keys.iter().enumerate().map(|(i, &k)| (k, i)).collect();
+        let edges = keys
+            .iter()
+            .map(|k| {
+                let p = pos_of(k);
+                legal_moves(&p)
+                    .into_iter()
+                    .map(|m| edge(&p, m, &index, subs))
+                    .collect()
+            })
+            .collect();
+        Graph {
+            mat: mat.clone(),
+            keys,
+            index,
+            subs: subs.iter().map(|g| g.mat.clone()).collect(),
+            edges,
+        }
+    }
+
+    pub fn position(&self, i: usize) -> RefPos {
+        pos_of(&self.keys[i])
+    }
+}
+
+/// The edge of move `m` from `p`: the child looked up among `index` (a quiet move) or among the
+/// positions of the smaller material it captures into.
+fn edge(p: &RefPos, m: RefMove, index: &HashMap<Key, usize>, subs: &[Arc<Graph>]) -> Edge {
+    let child = p.after(m);
+    let missing = |what: &str| -> String {
+        format!(
+            "move {} from {} leads to {}, {what}",
+            m.uci(),
+            to_fen(p),
+            to_fen(&child)
+        )
+    };
+    if p.at(m.to).is_none() {
+        let i = index.get(&key_of(&child));
+        return Edge::Quiet(*i.unwrap_or_else(|| panic!("{}", missing("not enumerated"))));
+    }
+    let mat = Mat::of_pos(&child);
+    let sub = subs.iter().position(|g| g.mat == mat);
+    let sub = sub.unwrap_or_else(|| panic!("{}", missing("a material not one capture away")));
+    let at = subs[sub].index.get(&key_of(&child));
+    let at = *at.unwrap_or_else(|| panic!("{}", missing("not enumerated there")));
+    Edge::Capture { sub, at }
+}
+
+/// The graphs of every material met so far, each built once (after the smaller ones, since a
+/// capture edge points into them) and shared by solvers of different metrics: cloning shares
+/// the graphs.
+#[derive(Clone)]
+pub struct Graphs {
+    pub occ: Occupancy,
+    built: HashMap<Mat, Arc<Graph>>,
+}
+
+impl Graphs {
+    pub fn new() -> Graphs {
+        Graphs {
+            occ: Occupancy::new(),
+            built: HashMap::new(),
+        }
+    }
+
+    pub fn get(&mut self, mat: &Mat) -> Arc<Graph> {
+        if let Some(g) = self.built.get(mat) {
+            return g.clone();
+        }
+        let subs: Vec<Arc<Graph>> = mat.captures().iter().map(|s| self.get(s)).collect();
+        let g = Arc::new(Graph::build(&self.occ, mat, &subs));
+        self.built.insert(mat.clone(), g.clone());
+        g
+    }
+}
+
+/// The value of a position for the side to move.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
+pub enum Value {
+    Draw,
+    /// Win in `d` plies (`d` odd).
+    Win(u32),
+    /// Loss in `d` plies (`d` even).
+    Loss(u32),
+}
+
+impl Value {
+    pub fn result(&self) -> &'static str {
+        match self {
+            Value::Draw => "draw",
+            Value::Win(_) => "win",
+            Value::Loss(_) => "loss",
+        }
+    }
+
+    pub fn distance(&self) -> Option<u32> {
+        match *self {
+            Value::Draw => None,
+            Value::Win(d) | Value::Loss(d) => Some(d),
+        }
+    }
+
+    /// The distance of a win.
+    pub fn win(self) -> Option<u32> {
+        match self {
+            Value::Win(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The distance of a loss.
+    pub fn loss(self) -> Option<u32> {
+        match self {
+            Value::Loss(d) => Some(d),
+            _ => None,
+        }
+    }
+}
+
+/// A child of a position as a metric's iteration sees it: a quiet move to a position of the
+/// same material (by index), or a capture whose value is final (from the smaller table).
+#[derive(Clone, Copy, Debug)]
+pub enum Child {
+    Quiet(usize),
+    Capture(Value),
+}
+
+/// What distinguishes one distance metric from another: how a material's values follow from
+/// its children.
+pub trait Metric {
+    /// The values of one material's positions by forward iteration, given each position's
+    /// children, and the last step that resolved something.
+    fn resolve(children: &[Vec<Child>]) -> (Vec<Value>, u32);
+
+    /// The value the definition gives a position whose legal moves lead to `kids`, each as
+    /// (is it a capture, the child's value): the definition restated without iteration.
+    fn from_children(kids: &[(bool, Value)]) -> Value;
+}
+
+/// A step of [`iterate`]: the value step `k` gives an unresolved position with these children,
+/// or `None`.
+pub type Step = fn(&[Child], &[Option<Value>], u32) -> Option<Value>;
+
+/// Forward fixpoint iteration over one material. `values` holds what step 0 resolved (`None`:
+/// not yet); at step `k = 1, 2, ...` every unresolved position takes the value `step` gives it,
+/// reading only values resolved at earlier steps. It stops at the first step that resolves
+/// nothing once `k >= horizon`: values known from the start (step 0's, and those of captures)
+/// may resolve positions up to step `horizon`, so an empty step before it is not the end. What
+/// is never resolved is a draw. Returns the values and the last step that resolved something.
+pub fn iterate(
+    children: &[Vec<Child>],
+    mut values: Vec<Option<Value>>,
+    horizon: u32,
+    step: Step,
+) -> (Vec<Value>, u32) {
+    let (mut k, mut last) = (0u32, 0u32);
+    loop {
+        k += 1;
+        let new: Vec<(usize, Value)> = (0..children.len())
+            .filter(|&i| values[i].is_none())
+            .filter_map(|i| step(&children[i], &values, k).map(|v| (i, v)))
+            .collect();
+        if new.is_empty() && k >= horizon {
+            break;
+        }
+        if !new.is_empty() {
+            last = k;
+        }
+        for (i, v) in new {
+            values[i] = Some(v);
+        }
+    }
+    let values = values.into_iter().map(|v| v.unwrap_or(Value::Draw));
+    (values.collect(), last)
+}
+
+/// One solved material: its graph and the values of its positions.
+pub struct Table {
+    pub graph: Arc<Graph>,
+    pub values: Vec<Value>,
+    /// The last iteration step that resolved something.
+    pub steps: u32,
+}
+
+/// Win/draw/loss counts and the longest win and loss for one side to move.
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Default)]
+pub struct SideStats {
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub longest_win: u32,
+    pub longest_loss: u32,
+}
+
+impl Table {
+    /// The positions in the order of [`Table::values`].
+    pub fn positions(&self) -> impl Iterator<Item = RefPos> + '_ {
+        self.graph.keys.iter().map(pos_of)
+    }
+
+    pub fn value(&self, pos: &RefPos) -> Option<Value> {
+        self.graph.index.get(&key_of(pos)).map(|&i| self.values[i])
+    }
+
+    pub fn stats(&self, red_to_move: bool) -> SideStats {
+        let mut s = SideStats::default();
+        for (p, v) in self.positions().zip(&self.values) {
+            if p.red_to_move != red_to_move {
+                continue;
+            }
+            match *v {
+                Value::Win(d) => {
+                    s.wins += 1;
+                    s.longest_win = s.longest_win.max(d);
+                }
+                Value::Draw => s.draws += 1,
+                Value::Loss(d) => {
+                    s.losses += 1;
+                    s.longest_loss = s.longest_loss.max(d);
+                }
+            }
+        }
+        s
+    }
+}
+
+/// Solves materials of one metric on demand, smaller ones first, and keeps every solved table.
+pub struct Solver<M: Metric> {
+    pub graphs: Graphs,
+    pub tables: HashMap<Mat, Table>,
+    metric: PhantomData<M>,
+}
+
+impl<M: Metric> Solver<M> {
+    pub fn new() -> Solver<M> {
+        Solver::with_graphs(Graphs::new())
+    }
+
+    /// A solver that reuses the graphs another one built.
+    pub fn with_graphs(graphs: Graphs) -> Solver<M> {
+        Solver {
+            graphs,
+            tables: HashMap::new(),
+            metric: PhantomData,
+        }
+    }
+
+    /// The value of any legal position whose material has been solved.
+    pub fn value(&self, pos: &RefPos) -> Option<Value> {
+        self.tables.get(&Mat::of_pos(pos))?.value(pos)
+    }
+
+    pub fn solve_str(&mut self, material: &str) -> &Table {
+        let mat = Mat::parse(material);
+        self.solve(&mat);
+        &self.tables[&mat]
+    }
+
+    pub fn solve(&mut self, mat: &Mat) {
+        if self.tables.contains_key(mat) {
+            return;
+        }
+        for sub in mat.captures() {
+            self.solve(&sub);
+        }
+        let graph = self.graphs.get(mat);
+        let children: Vec<Vec<Child>> = graph
+            .edges
+            .iter()
+            .map(|es| es.iter().map(|&e| self.child(&graph, e)).collect())
+            .collect();
+        let (values, steps) = M::resolve(&children);
+        let table = Table {
+            graph,
+            values,
+            steps,
+        };
+        self.tables.insert(mat.clone(), table);
+    }
+
+    /// An edge as the iteration sees it: a capture valued by the smaller table.
+    fn child(&self, graph: &Graph, e: Edge) -> Child {
+        match e {
+            Edge::Quiet(j) => Child::Quiet(j),
+            Edge::Capture { sub, at } => Child::Capture(self.tables[&graph.subs[sub]].values[at]),
+        }
+    }
+}
+
+/// Checks a solved table against the definition directly: every value must be the one
+/// [`Metric::from_children`] gives its children, found again by playing every legal move and
+/// asking the solver. Returns the first violation.
+pub fn check_consistency<M: Metric>(solver: &Solver<M>, mat: &Mat) -> Result<(), String> {
+    let table = &solver.tables[mat];
+    for (p, &v) in table.positions().zip(&table.values) {
+        let kids: Vec<(bool, Value)> = legal_moves(&p)
+            .iter()
+            .map(|&m| {
+                let c = p.after(m);
+                (p.at(m.to).is_some(), solver.value(&c).expect("child value"))
+            })
+            .collect();
+        let expected = M::from_children(&kids);
+        if expected != v {
+            return Err(format!(
+                "{}: value {v:?}, children imply {expected:?}",
+                to_fen(&p)
+            ));
+        }
+    }
+    Ok(())
 }
