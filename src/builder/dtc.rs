@@ -31,7 +31,7 @@ const COUNT_AT_ONCE: usize = 8;
 
 /// The initial entry of a legal position: a seed of order 0, or unresolved.
 /// `in_check`: whether the side to move is in check.
-fn initial(pos: &mut Position, in_check: bool, subs: &Subtables) -> Result<u32, BuildError> {
+pub fn initial(pos: &mut Position, in_check: bool, subs: &Subtables) -> Result<u32, BuildError> {
     let mut drawn = false;
     let mut failed = None;
     // A capture into a lost position ends the walk: the quiet moves of a win at 1 are never
@@ -76,6 +76,28 @@ fn initial(pos: &mut Position, in_check: bool, subs: &Subtables) -> Result<u32, 
     })
 }
 
+/// What a propagation must do besides its plies: DTM's capture events
+/// ([`super::dtm::Events`]), fired after the passes of their ply.
+pub trait Scheduled {
+    /// Does what is due at `ply`, after its passes (entries it resolves join the next frontier).
+    fn fire(&mut self, work: &mut Work, ply: u32) -> Result<(), BuildError>;
+    /// Is anything due after `ply`?
+    fn later(&self, ply: u32) -> bool;
+}
+
+/// Nothing scheduled (DTC: captures are settled at initialisation).
+pub struct Unscheduled;
+
+impl Scheduled for Unscheduled {
+    fn fire(&mut self, _: &mut Work, _: u32) -> Result<(), BuildError> {
+        Ok(())
+    }
+
+    fn later(&self, _: u32) -> bool {
+        false
+    }
+}
+
 /// What the frontiers hold after `ply` of `order`: the entries resolved at `ply` start the next
 /// ply; the entries at `ply + 1` (wins at 1 set by initialisation) join the one after.
 pub fn select(order: u16, ply: u32) -> Select {
@@ -86,11 +108,14 @@ pub fn select(order: u16, ply: u32) -> Select {
     }
 }
 
-/// The initialisation pass: both sides' entries of every chunk, each index decoded once.
+/// The initialisation pass: both sides' entries of every chunk, each index decoded once, each
+/// legal position's entry from `initial(position, in check)`; `done(side, chunk, entries)`
+/// sees each chunk before it is stored.
 pub fn initialise(
     work: &mut Work,
     graph: &Graph,
-    subs: &Subtables,
+    initial: impl Fn(&mut Position, bool) -> Result<u32, BuildError> + Sync,
+    mut done: impl FnMut(Color, usize, &Chunk),
     progress: &dyn Progress,
 ) -> Result<(), BuildError> {
     let layout = work.layout();
@@ -119,7 +144,7 @@ pub fn initialise(
                         let v = if checked[(!side).index()] {
                             entry::ILLEGAL
                         } else {
-                            initial(pos, checked[side.index()], subs)?
+                            initial(pos, checked[side.index()])?
                         };
                         e.store(v, Relaxed);
                     }
@@ -128,6 +153,8 @@ pub fn initialise(
                 Ok(())
             })?;
         let [red, black] = chunks;
+        done(Color::Red, c, &red);
+        done(Color::Black, c, &black);
         let seeds = select(0, 0);
         work.put_chunk(Color::Red, c, red, &seeds)?;
         work.put_chunk(Color::Black, c, black, &seeds)?;
@@ -303,8 +330,8 @@ fn pull_range<'e>(
         .sum()
 }
 
-/// Propagates `order` from the ply after `ply` until no frontier is left; `after_ply` runs
-/// after each ply (checkpoints). Entries a won child decrements are marked in `dirty`, if
+/// Propagates `order` from the ply after `ply` until no frontier is left and nothing
+/// `scheduled` is due; `after_ply` runs after each ply (checkpoints). Entries a won child decrements are marked in `dirty`, if
 /// given, and so is every entry resolved (each ply's frontier, the seeds included: the rule
 /// passes' refresh visits only the groups with marks). Returns the last ply.
 pub fn propagate(
@@ -314,11 +341,12 @@ pub fn propagate(
     mut ply: u32,
     progress: &dyn Progress,
     dirty: Option<&ByColor<Bitmap>>,
+    scheduled: &mut dyn Scheduled,
     mut after_ply: impl FnMut(&mut Work, u32) -> Result<(), BuildError>,
 ) -> Result<u32, BuildError> {
     // Resumed after the last ply: nothing is left, and that ply stays the last.
     let empty = |side| work.frontier_in_all(side) == 0 && work.next[side].count_all() == 0;
-    if Color::ALL.into_iter().all(empty) {
+    if Color::ALL.into_iter().all(empty) && !scheduled.later(ply) {
         return Ok(ply);
     }
     loop {
@@ -360,9 +388,10 @@ pub fn propagate(
             }
             progress.finish();
         }
+        scheduled.fire(work, ply)?;
         let next = work.advance();
         after_ply(work, ply)?;
-        if next == 0 {
+        if next == 0 && !scheduled.later(ply) {
             return Ok(ply);
         }
     }

@@ -7,7 +7,9 @@
 //! | 0–15 | distance | children count: 0 not counted yet, 255 never reaches zero |
 //! | 16–29 | order | 8–29: zero (the rule passes keep their marks in bitmaps) |
 //!
-//! and `0xFFFF_FFFF` is an entry that is not a legal position. A resolved word equals its table
+//! and `0xFFFF_FFFF` is an entry that is not a legal position. A DTM build (`formats/build.md`
+//! §2.1) keeps in bits 8–29 of an unresolved entry its pending capture event: bits 8–20 the
+//! ply it fires at (0: none), bits 21–29 the level it fires in. A resolved word equals its table
 //! code minus 2 (`Value::code`).
 
 use crate::value::Value;
@@ -22,6 +24,37 @@ pub const UNCOUNTED: u32 = 1 << 31;
 pub const NEVER: u8 = 255;
 /// Largest distance an entry holds.
 pub const MAX_DISTANCE: u16 = u16::MAX;
+
+/// Largest level index a pending capture event holds (DTM, phase 0).
+pub const MAX_EVENT_LEVEL: u16 = (1 << 9) - 1;
+/// Largest ply a pending capture event holds (DTM).
+pub const MAX_EVENT_PLY: u16 = (1 << 13) - 1;
+/// The bits of an unresolved entry that hold its pending event.
+const EVENT_BITS: u32 = 0x3FFF_FF00;
+
+/// An unresolved entry with children count `count` and a capture event pending at `ply` of
+/// `level` (DTM: a win if `ply` is odd, else its last capture child's count; `ply > 0`).
+#[inline]
+pub const fn pending(count: u8, level: u16, ply: u16) -> u32 {
+    debug_assert!(level <= MAX_EVENT_LEVEL && ply <= MAX_EVENT_PLY && ply > 0);
+    UNCOUNTED | (level as u32) << 21 | (ply as u32) << 8 | count as u32
+}
+
+/// The capture event an unresolved entry has pending, as (level, ply).
+#[inline]
+pub const fn event(e: u32) -> Option<(u16, u16)> {
+    let ply = (e >> 8) as u16 & MAX_EVENT_PLY;
+    if !is_unresolved(e) || ply == 0 {
+        return None;
+    }
+    Some(((e >> 21) as u16 & MAX_EVENT_LEVEL, ply))
+}
+
+/// `e` with its pending event dropped.
+#[inline]
+pub const fn without_event(e: u32) -> u32 {
+    e & !EVENT_BITS
+}
 
 /// The entry of a resolved value.
 #[inline]

@@ -24,6 +24,7 @@
 
 mod buffers;
 mod dtc;
+mod dtm;
 mod entry;
 mod layout;
 mod pass;
@@ -41,7 +42,7 @@ pub use rules::OrderReport;
 use crate::fang::Rules;
 use crate::index::IndexError;
 use crate::material::Material;
-use crate::table::{table_path, Header, RuleSet, TableError, TableFile, BUILDER_ID};
+use crate::table::{metric_table_path, Header, Metric, RuleSet, TableError, TableFile, BUILDER_ID};
 use std::path::PathBuf;
 use std::time::Duration;
 use store::StoreDir;
@@ -54,6 +55,62 @@ pub(crate) fn rule_set(rules: Rules) -> RuleSet {
         Rules::None => RuleSet::DtcOrder0,
         Rules::Check => RuleSet::DtcCheck,
         Rules::Asian => RuleSet::DtcAsian,
+    }
+}
+
+/// One table file a build makes: a material's table in one metric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target {
+    /// The material.
+    pub material: Material,
+    /// The metric.
+    pub metric: Metric,
+}
+
+impl Target {
+    /// The name of its working store under `--tmp`: `KRK` (DTC), `KRK.dtm` (DTM).
+    pub fn store_name(self) -> String {
+        match self.metric {
+            Metric::Dtc => self.material.to_string(),
+            Metric::Dtm => format!("{}.dtm", self.material),
+        }
+    }
+
+    /// Its file in `dir`.
+    pub fn path(self, dir: &std::path::Path) -> PathBuf {
+        metric_table_path(dir, self.material, self.metric)
+    }
+}
+
+impl std::fmt::Display for Target {
+    /// `KRK` (DTC), `KRK (DTM)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.metric {
+            Metric::Dtc => write!(f, "{}", self.material),
+            Metric::Dtm => write!(f, "{} (DTM)", self.material),
+        }
+    }
+}
+
+/// Which metrics a build makes (`--metric`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metrics {
+    /// Distance to conversion only.
+    Dtc,
+    /// Distance to mate only.
+    Dtm,
+    /// Both, each table's DTC file then its DTM file.
+    Both,
+}
+
+impl Metrics {
+    /// The metrics, in the order each table's files are built.
+    pub fn list(self) -> &'static [Metric] {
+        match self {
+            Metrics::Dtc => &[Metric::Dtc],
+            Metrics::Dtm => &[Metric::Dtm],
+            Metrics::Both => &Metric::ALL,
+        }
     }
 }
 
@@ -84,6 +141,9 @@ pub enum BuildError {
     /// The material could not be indexed, or a position not encoded.
     #[error(transparent)]
     Index(#[from] IndexError),
+    /// A value beyond what the working state holds (DTM: a capture's level or ply).
+    #[error("{0}")]
+    Limit(String),
     /// A propagation ran past the largest distance the working state holds.
     #[error("table {material}: distance overflow at ply {ply} (the working state holds distances up to {max})")]
     Overflow {
@@ -212,6 +272,8 @@ pub struct BuildOptions {
     /// Which of the Asian rules on endless play decide values (supporting tables are built
     /// under the same rules).
     pub rules: Rules,
+    /// Which metrics to build: each table's DTC and/or DTM file.
+    pub metrics: Metrics,
 }
 
 impl BuildOptions {
@@ -229,6 +291,7 @@ impl BuildOptions {
             push_only: false,
             wait: false,
             rules: Rules::Asian,
+            metrics: Metrics::Dtc,
         }
     }
 }
@@ -243,6 +306,8 @@ pub const MIN_BUDGET: u64 = 64 << 20;
 pub struct TableReport {
     /// The table's material.
     pub material: Material,
+    /// The table's metric.
+    pub metric: Metric,
     /// Index entries per side.
     pub entries: u64,
     /// Legal positions, both sides to move.
@@ -259,9 +324,10 @@ pub struct TableReport {
 }
 
 impl TableReport {
-    fn present(material: Material, h: &Header) -> TableReport {
+    fn present(t: Target, h: &Header) -> TableReport {
         TableReport {
-            material,
+            material: t.material,
+            metric: t.metric,
             entries: h.entries,
             positions: h.sides.iter().map(|(_, s)| s.legal).sum(),
             seconds: None,
@@ -276,18 +342,23 @@ impl TableReport {
 /// that material, written by this builder, of the build's rule set, and built from the
 /// supporting tables present now (`formats/build.md` §11); a note on why not otherwise (`None`
 /// if there is no file).
-fn present(opts: &BuildOptions, material: Material) -> Result<Header, Option<String>> {
-    let path = table_path(&opts.dir, material);
+fn present(opts: &BuildOptions, t: Target) -> Result<Header, Option<String>> {
+    let (material, path) = (t.material, t.path(&opts.dir));
     if !path.exists() {
         return Err(None);
     }
     let rule_set = rule_set(opts.rules).for_material(material);
     let f = TableFile::open(&path, 0)
         .and_then(|f| f.verify_file_checksum().map(|()| f))
-        .map_err(|e| Some(format!("{e}: rebuilding table {material}")))?;
+        .map_err(|e| Some(format!("{e}: rebuilding table {t}")))?;
     let h = f.header();
-    let why = if h.material != material {
-        format!("{} holds {}, not {material}", path.display(), h.material)
+    let why = if h.material != material || h.metric != t.metric {
+        format!(
+            "{} holds {} ({}), not {t}",
+            path.display(),
+            h.material,
+            h.metric.name()
+        )
     } else if h.builder != BUILDER_ID {
         format!(
             "{} was written by {:?}, not by this builder ({BUILDER_ID})",
@@ -301,7 +372,7 @@ fn present(opts: &BuildOptions, material: Material) -> Result<Header, Option<Str
             h.rule_set.name(),
             rule_set.name()
         )
-    } else if let Some(why) = changed_support(opts, &f) {
+    } else if let Some(why) = changed_support(opts, &f, t.metric) {
         why
     } else {
         return Ok(h.clone());
@@ -311,9 +382,9 @@ fn present(opts: &BuildOptions, material: Material) -> Result<Header, Option<Str
 
 /// Why `table` no longer belongs with the tables its captures lead to, if it does not: one of
 /// them is not the file it was built from.
-fn changed_support(opts: &BuildOptions, table: &TableFile) -> Option<String> {
+fn changed_support(opts: &BuildOptions, table: &TableFile, metric: Metric) -> Option<String> {
     table.header().supports.iter().find_map(|record| {
-        let path = table_path(&opts.dir, record.material);
+        let path = metric_table_path(&opts.dir, record.material, metric);
         let found = match crate::table::read_identity(&path) {
             Ok(found) => found,
             Err(e) => {
@@ -356,22 +427,31 @@ pub fn build(
             budget: opts.memory,
         });
     }
-    let tables = material.supporting();
+    let tables: Vec<Target> = material
+        .supporting()
+        .into_iter()
+        .flat_map(|material| {
+            opts.metrics
+                .list()
+                .iter()
+                .map(move |&metric| Target { material, metric })
+        })
+        .collect();
     // Every table the build needs can be built under these rules, and indexed, and each one
     // missing fits the memory budget: refused now, not after the tables before it are built.
-    for &m in &tables {
-        run::table_rules(m, opts.rules)?;
-        if !table_path(&opts.dir, m).exists() {
-            run::check_plan(m, opts)?;
+    for &t in &tables {
+        run::table_rules(t.material, opts.rules)?;
+        if !t.path(&opts.dir).exists() {
+            run::check_plan(t, opts)?;
         }
     }
     // Nothing to do (and nothing to write) if every table is present and no working files of
     // theirs are left over.
     let mut settled = Vec::new();
-    for &m in &tables {
-        match present(opts, m) {
-            Ok(h) if StoreDir::left(&opts.tmp, m).is_none() => {
-                settled.push(TableReport::present(m, &h))
+    for &t in &tables {
+        match present(opts, t) {
+            Ok(h) if StoreDir::left(&opts.tmp, t).is_none() => {
+                settled.push(TableReport::present(t, &h))
             }
             _ => break,
         }
@@ -396,7 +476,7 @@ pub fn build(
 /// Builds each of `tables` in turn (each after those it captures into) under the lock of
 /// `--dir`, skipping those present.
 fn build_tables(
-    tables: Vec<Material>,
+    tables: Vec<Target>,
     opts: &BuildOptions,
     progress: &dyn Progress,
 ) -> Result<Vec<TableReport>, BuildError> {
@@ -463,9 +543,10 @@ fn tmp_outside_dir(opts: &BuildOptions) -> bool {
 /// Fails unless `--tmp` and `--dir` have room for `material`'s build (`formats/build.md` §10).
 /// The files an interrupted build of it left in its store count as room: a resumed build keeps
 /// them within the same need, or deletes them.
-fn check_space(opts: &BuildOptions, material: Material) -> Result<(), BuildError> {
+fn check_space(opts: &BuildOptions, t: Target) -> Result<(), BuildError> {
+    let material = t.material;
     let n = crate::index::Indexer::new(material)?.size();
-    let kept = StoreDir::bytes_left(&opts.tmp, material);
+    let kept = StoreDir::bytes_left(&opts.tmp, t);
     crate::diskspace::check_space(
         &opts.tmp,
         (24 * n).saturating_sub(kept),
@@ -477,12 +558,12 @@ fn check_space(opts: &BuildOptions, material: Material) -> Result<(), BuildError
 
 /// After a failed build of `material`: a checkpoint it can resume from is kept (and the error
 /// says so); otherwise its working files go.
-fn clean_up_after(e: BuildError, opts: &BuildOptions, material: Material) -> BuildError {
+fn clean_up_after(e: BuildError, opts: &BuildOptions, t: Target) -> BuildError {
     if let BuildError::CheckpointRules { .. } | BuildError::ManifestNotAFile(_) = e {
         // The store is left as it is; the error says what to do with it.
         return e;
     }
-    match StoreDir::keep_checkpoint(&opts.tmp, material) {
+    match StoreDir::keep_checkpoint(&opts.tmp, t) {
         Some(dir) => BuildError::Kept {
             source: Box::new(e),
             dir,

@@ -44,9 +44,9 @@ fn unresolved(work: &Work, side: Color) -> &Bitmap {
         .expect("a build under the Asian rules keeps the unresolved filter")
 }
 
-/// Resolves the frontier entries (the new order's seeds) as losses at `(order, 0)`.
-fn seed(work: &mut Work, order: u16) -> Result<(), BuildError> {
-    let to = entry::resolved(order, 0);
+/// Resolves the frontier entries (the new order's seeds) as losses at `(level, 0)`.
+fn seed(work: &mut Work, level: u16) -> Result<(), BuildError> {
+    let to = entry::resolved(level, 0);
     let layout = work.layout();
     for side in Color::ALL {
         for c in 0..layout.chunks() {
@@ -83,14 +83,17 @@ pub struct OrderReport {
 }
 
 /// Algorithm 8 from `order` (whose propagation is complete): orders until no pattern is left.
-/// `after_ply(work, order, ply)` runs after each ply and after each seeding (checkpoints).
-/// Returns the orders found.
+/// Order `r`'s values are stored at level `level_of(r)` (DTC: `r`; DTM: its index in the
+/// table's levels). `after_ply(work, level, ply)` runs after each ply and after each seeding
+/// (checkpoints). Returns the orders found.
+#[allow(clippy::too_many_arguments)]
 pub fn solve_orders(
     work: &mut Work,
     graph: &Graph,
     rules: Rules,
     numbering: Numbering,
     mut order: u16,
+    level_of: &dyn Fn(u16) -> u16,
     progress: &dyn Progress,
     after_ply: &mut dyn FnMut(&mut Work, u16, u32) -> Result<(), BuildError>,
 ) -> Result<Vec<OrderReport>, BuildError> {
@@ -122,17 +125,18 @@ pub fn solve_orders(
             seeds,
             warm_exclusions: state.warm_exclusions,
         });
-        seed(work, order)?;
-        after_ply(work, order, 0)?;
-        let o = order;
+        let level = level_of(order);
+        seed(work, level)?;
+        after_ply(work, level, 0)?;
         dtc::propagate(
             work,
             graph,
-            order,
+            level,
             0,
             progress,
             Some(&state.dirty),
-            |w, ply| after_ply(w, o, ply),
+            &mut dtc::Unscheduled,
+            |w, ply| after_ply(w, level, ply),
         )?;
     }
 }

@@ -1,6 +1,7 @@
 //! One table's build from start to file: plan, resume or initialise, propagate, write, clean up.
 
 use super::dtc;
+use super::dtm::{self, Events};
 use super::layout::Layout;
 use super::plan::{chunk_bytes, plan_chunks, Plan, MIN_STREAM_CHUNK, SUB_CACHE};
 use super::rules::solve_orders;
@@ -9,7 +10,7 @@ use super::sub::Subtables;
 use super::work::Work;
 use super::write::write_table;
 use super::BuildError;
-use super::{BuildOptions, TableReport};
+use super::{BuildOptions, TableReport, Target};
 use crate::fang::{LevelKind, Rules};
 use crate::index::Indexer;
 use crate::material::Material;
@@ -17,7 +18,7 @@ use crate::piece::{Color, Role};
 use crate::retro::graph::Graph;
 use crate::retro::numbering::Numbering;
 use crate::retro::Progress;
-use crate::table::{table_path, RuleSet, SupportingTable};
+use crate::table::{Levels, Metric, RuleSet, SupportingTable};
 use std::time::Instant;
 
 /// Entries per side of each table `material`'s captures lead to.
@@ -42,6 +43,7 @@ fn supporting_sizes(material: Material) -> Result<Vec<u64>, BuildError> {
 /// pieces' numbering), the memory plan and the chunks.
 struct TablePlan {
     material: Material,
+    metric: Metric,
     graph: Graph,
     rules: Rules,
     numbering: Numbering,
@@ -49,14 +51,15 @@ struct TablePlan {
     layout: Layout,
 }
 
-/// Builds `material`'s table; its supporting tables must be present.
+/// Builds table `t`; its supporting tables (of its metric) must be present.
 pub fn build_table(
-    material: Material,
+    t: Target,
     opts: &BuildOptions,
     progress: &dyn Progress,
 ) -> Result<TableReport, BuildError> {
     let start = Instant::now();
-    let store = StoreDir::open(StoreDir::path_for(&opts.tmp, material))?;
+    let material = t.material;
+    let store = StoreDir::open(StoreDir::path_for(&opts.tmp, t))?;
     let rule_set = super::rule_set(opts.rules).for_material(material);
     // A checkpoint fixes the chunk length; an unreadable one is reported and ignored, one of
     // other rules refused.
@@ -82,20 +85,27 @@ pub fn build_table(
             });
         }
     }
-    let table = plan(material, opts, manifest.as_ref())?;
+    let table = plan(t, opts, manifest.as_ref())?;
     table.note(&store, progress);
     // Opened before the state takes its memory (the plan counts both).
     let (subs, _) = Subtables::open(
         &opts.dir,
         material,
-        rule_set,
+        (rule_set, t.metric),
         table.plan.pack_budget,
         SUB_CACHE as usize,
     )?;
-    let provenance = Provenance::new(rule_set, subs.supports());
-    let (mut work, from) =
+    let provenance = Provenance::new(rule_set, t.metric, subs.supports());
+    let (mut work, from, mut events) =
         resume_or_initialise(&table, opts, store, manifest, (&subs, provenance), progress)?;
-    let (plies, max_order) = solve(&mut work, &table, from, opts, progress)?;
+    let levels = subs.levels().cloned();
+    let (plies, max_order) = solve(
+        &mut work,
+        &table,
+        (from, levels.as_ref(), &mut events),
+        opts,
+        progress,
+    )?;
     let resident = work.resident();
     let supports = subs.supports().to_vec();
     drop(subs);
@@ -103,12 +113,13 @@ pub fn build_table(
         work,
         &table,
         opts,
-        (rule_set, &supports),
+        (rule_set, &supports, levels.as_ref()),
         max_order,
         progress,
     )?;
     Ok(TableReport {
         material,
+        metric: t.metric,
         entries: table.layout.entries(),
         positions,
         seconds: Some(start.elapsed().as_secs_f64()),
@@ -147,15 +158,16 @@ pub(super) fn table_rules(
 /// build keeps its checkpoint's).
 /// Fails if a new build of `material` has no memory plan within `--memory` (a build resuming a
 /// checkpoint keeps its chunks, and is planned again when it starts).
-pub(super) fn check_plan(material: Material, opts: &BuildOptions) -> Result<(), BuildError> {
-    plan(material, opts, None).map(|_| ())
+pub(super) fn check_plan(t: Target, opts: &BuildOptions) -> Result<(), BuildError> {
+    plan(t, opts, None).map(|_| ())
 }
 
 fn plan(
-    material: Material,
+    t: Target,
     opts: &BuildOptions,
     manifest: Option<&Manifest>,
 ) -> Result<TablePlan, BuildError> {
+    let material = t.material;
     let graph = Graph::new(Indexer::new(material)?);
     let n = graph.indexer().size();
     let (rules, numbering) = table_rules(material, opts.rules)?;
@@ -187,6 +199,7 @@ fn plan(
     })?;
     Ok(TablePlan {
         material,
+        metric: t.metric,
         graph,
         rules,
         numbering,
@@ -237,9 +250,10 @@ impl TablePlan {
     }
 }
 
-/// The working state to go on from, and the order and ply its propagation goes on at: the
-/// checkpoint's if every file it names checks out, else a new state initialised from the
-/// supporting tables (nothing loaded from a damaged checkpoint survives).
+/// The working state to go on from, the level and ply its propagation goes on at, and (DTM)
+/// the capture events still pending: the checkpoint's if every file it names checks out, else a
+/// new state initialised from the supporting tables (nothing loaded from a damaged checkpoint
+/// survives).
 fn resume_or_initialise(
     table: &TablePlan,
     opts: &BuildOptions,
@@ -247,7 +261,7 @@ fn resume_or_initialise(
     manifest: Option<Manifest>,
     (subs, provenance): (&Subtables, Provenance),
     progress: &dyn Progress,
-) -> Result<(Work, (u16, u32)), BuildError> {
+) -> Result<(Work, (u16, u32), Events), BuildError> {
     let material = table.material;
     let mut work = table.work(store, opts, provenance.clone());
     if let Some(m) = manifest {
@@ -255,13 +269,18 @@ fn resume_or_initialise(
             Some(why) => Err(BuildError::Checkpoint(why)),
             None => work.load(&m, &dtc::select(m.order, m.ply)),
         };
-        match loaded {
-            Ok(()) => {
+        let events = match (loaded, table.metric) {
+            (Ok(()), Metric::Dtc) => Ok(Events::new(0)),
+            (Ok(()), Metric::Dtm) => Events::scan(&work),
+            (Err(e), _) => Err(e),
+        };
+        match events {
+            Ok(events) => {
                 progress.note(&format!(
                     "{material}: resuming after order {} ply {}",
                     m.order, m.ply
                 ));
-                return Ok((work, (m.order, m.ply)));
+                return Ok((work, (m.order, m.ply), events));
             }
             Err(e) => {
                 progress.note(&format!(
@@ -272,17 +291,36 @@ fn resume_or_initialise(
         }
     }
     work.remove_unreferenced_files()?;
-    dtc::initialise(&mut work, &table.graph, subs, progress)?;
-    Ok((work, (0, 0)))
+    let graph = &table.graph;
+    let mut events = Events::new(table.layout.chunks());
+    match table.metric {
+        Metric::Dtc => dtc::initialise(
+            &mut work,
+            graph,
+            |pos, check| dtc::initial(pos, check, subs),
+            |_, _, _| {},
+            progress,
+        )?,
+        Metric::Dtm => dtc::initialise(
+            &mut work,
+            graph,
+            |pos, check| dtm::initial(material, pos, check, subs),
+            |side, c, chunk| events.note(side, c, chunk),
+            progress,
+        )?,
+    }
+    Ok((work, (0, 0), events))
 }
 
-/// Propagates from `from` (order, ply) to the end of order 0 and, under rules on endless play,
-/// through every later order, checkpointing at pass boundaries; returns the plies of the order
-/// it started in and the highest order.
+/// Propagates from `from` (level, ply) to the end of phase 0 and, under rules on endless play,
+/// through every later order, checkpointing at pass boundaries; returns the plies of the level
+/// it started in and the highest order. A DTM build (`levels`: its keys of phase 0) runs phase
+/// 0 a level at a time, firing its capture `events` ([`dtm::propagate_phase0`]), and stores
+/// order `r` at level [`Levels::phase_index`].
 fn solve(
     work: &mut Work,
     table: &TablePlan,
-    (first_order, first_ply): (u16, u32),
+    ((first_level, first_ply), levels, events): ((u16, u32), Option<&Levels>, &mut Events),
     opts: &BuildOptions,
     progress: &dyn Progress,
 ) -> Result<(u32, u16), BuildError> {
@@ -290,17 +328,17 @@ fn solve(
     let mut last_checkpoint = Instant::now();
     let abort_at = test_point("XQTB_TEST_ABORT_AT", material);
     let pause_at = test_point("XQTB_TEST_PAUSE_AT", material);
-    let mut after_ply = |work: &mut Work, order: u16, ply: u32| -> Result<(), BuildError> {
+    let mut after_ply = |work: &mut Work, level: u16, ply: u32| -> Result<(), BuildError> {
         if last_checkpoint.elapsed() >= opts.checkpoint_interval {
-            let m = work.manifest(order, ply);
+            let m = work.manifest(level, ply);
             work.checkpoint(m)?;
             last_checkpoint = Instant::now();
         }
-        if abort_at == Some((order, ply)) {
+        if abort_at == Some((level, ply)) {
             // A crash at a pass boundary, for the resume tests: no clean-up runs.
             std::process::abort();
         }
-        if pause_at == Some((order, ply)) {
+        if pause_at == Some((level, ply)) {
             // Stopped as by a SIGSTOP, for the full-disk tests: they fill the disk, then
             // continue the build with a SIGCONT.
             // Safety: `raise` only sends this process a signal; SIGSTOP cannot be caught.
@@ -309,25 +347,46 @@ fn solve(
         Ok(())
     };
     let graph = &table.graph;
-    let plies = dtc::propagate(
-        work,
-        graph,
-        first_order,
-        first_ply,
-        progress,
-        None,
-        |w, ply| after_ply(w, first_order, ply),
-    )?;
+    // Levels below `phase0` are phase 0's; level `phase0 + r - 1` is order `r`'s.
+    let phase0 = levels.map_or(1, |l| l.phase0() as u16);
+    let first_order = first_level.saturating_sub(phase0 - 1);
+    let plies = if first_level < phase0 && levels.is_some() {
+        dtm::propagate_phase0(
+            work,
+            graph,
+            events,
+            phase0,
+            (first_level, first_ply),
+            progress,
+            &mut after_ply,
+        )?
+    } else {
+        dtc::propagate(
+            work,
+            graph,
+            first_level,
+            first_ply,
+            progress,
+            None,
+            &mut dtc::Unscheduled,
+            |w, ply| after_ply(w, first_level, ply),
+        )?
+    };
     if table.rules == Rules::None {
         return Ok((plies, first_order));
     }
     let numbering = table.numbering.clone();
+    let level_of = |order: u16| match levels {
+        Some(l) => l.phase_index(order),
+        None => order,
+    };
     let orders = solve_orders(
         work,
         graph,
         table.rules,
         numbering,
         first_order,
+        &level_of,
         progress,
         &mut after_ply,
     )?;
@@ -354,16 +413,20 @@ fn write(
     mut work: Work,
     table: &TablePlan,
     opts: &BuildOptions,
-    (rule_set, supports): (RuleSet, &[SupportingTable]),
+    (rule_set, supports, levels): (RuleSet, &[SupportingTable], Option<&Levels>),
     max_order: u16,
     progress: &dyn Progress,
 ) -> Result<u64, BuildError> {
     work.release_pass_memory();
+    let target = Target {
+        material: table.material,
+        metric: table.metric,
+    };
     let positions = write_table(
         &work,
         table.graph.indexer(),
-        &table_path(&opts.dir, table.material),
-        (rule_set, supports),
+        &target.path(&opts.dir),
+        (rule_set, supports, levels),
         max_order,
         progress,
     )?;

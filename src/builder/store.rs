@@ -8,10 +8,9 @@
 //! The store directory carries a marker file; the builder deletes only files it names itself, and
 //! refuses a directory of that name that is not its own.
 
-use super::BuildError;
-use crate::material::Material;
+use super::{BuildError, Target};
 use crate::piece::Color;
-use crate::table::{RuleSet, SupportingTable};
+use crate::table::{Metric, RuleSet, SupportingTable};
 use byteorder::{ByteOrder, LittleEndian as LE};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -164,6 +163,9 @@ pub struct Provenance {
     pub format_version: u32,
     /// The table's rule set, by name (`dtc-asian`).
     pub rule_set: String,
+    /// The metric, by name (`dtc`, `dtm`); checkpoints from before it are of DTC builds.
+    #[serde(default = "dtc_name")]
+    pub metric: String,
     /// The tables the captures lead to, as read (`formats/table.md` §4.1).
     pub supports: Vec<SupportRecord>,
 }
@@ -181,13 +183,20 @@ pub struct SupportRecord {
     pub file_len: u64,
 }
 
+/// The metric a checkpoint without one is of.
+fn dtc_name() -> String {
+    Metric::Dtc.name().into()
+}
+
 impl Provenance {
-    /// The provenance of a table of `rule_set` built by this program from `supports`.
-    pub fn new(rule_set: RuleSet, supports: &[SupportingTable]) -> Provenance {
+    /// The provenance of a table of `rule_set` in `metric` built by this program from
+    /// `supports`.
+    pub fn new(rule_set: RuleSet, metric: Metric, supports: &[SupportingTable]) -> Provenance {
         Provenance {
             builder: crate::table::BUILDER_ID.to_string(),
             format_version: crate::table::FORMAT_VERSION,
             rule_set: rule_set.name().to_string(),
+            metric: metric.name().to_string(),
             supports: supports
                 .iter()
                 .map(|s| SupportRecord {
@@ -202,6 +211,12 @@ impl Provenance {
 
     /// Why a checkpoint of provenance `self` cannot go on as a build of `now`'s, if it cannot.
     pub fn differs_from(&self, now: &Provenance) -> Option<String> {
+        if self.metric != now.metric {
+            return Some(format!(
+                "the checkpoint is of a {} build, this one builds {}",
+                self.metric, now.metric
+            ));
+        }
         if self.builder != now.builder || self.format_version != now.format_version {
             return Some(format!(
                 "the checkpoint was made by {} (table format {}), this is {} (format {})",
@@ -352,37 +367,37 @@ impl StoreDir {
         Ok(true)
     }
 
-    /// The store directory of `material`'s build under `tmp`.
-    pub fn path_for(tmp: &Path, material: Material) -> PathBuf {
-        tmp.join(material.to_string())
+    /// The store directory of `table`'s build under `tmp`.
+    pub fn path_for(tmp: &Path, table: Target) -> PathBuf {
+        tmp.join(table.store_name())
     }
 
-    /// The store a build of `material` under `tmp` left behind (killed, or failed with its
+    /// The store a build of `table` under `tmp` left behind (killed, or failed with its
     /// checkpoint kept), if there is one.
-    pub fn left(tmp: &Path, material: Material) -> Option<PathBuf> {
-        let dir = StoreDir::path_for(tmp, material);
+    pub fn left(tmp: &Path, table: Target) -> Option<PathBuf> {
+        let dir = StoreDir::path_for(tmp, table);
         dir.join(MARKER).is_file().then_some(dir)
     }
 
-    /// The bytes of the files a build of `material` left under `tmp` (0 if none; files not
+    /// The bytes of the files a build of `table` left under `tmp` (0 if none; files not
     /// readable count as none).
-    pub fn bytes_left(tmp: &Path, material: Material) -> u64 {
-        StoreDir::left(tmp, material).map_or(0, |dir| StoreDir::bytes_in(&dir))
+    pub fn bytes_left(tmp: &Path, table: Target) -> u64 {
+        StoreDir::left(tmp, table).map_or(0, |dir| StoreDir::bytes_in(&dir))
     }
 
-    /// Removes the store a build of `material` left under `tmp`, if any (its table is
+    /// Removes the store a build of `table` left under `tmp`, if any (its table is
     /// present: nothing needs it).
-    pub fn remove_left(tmp: &Path, material: Material) -> Result<(), BuildError> {
-        match StoreDir::left(tmp, material) {
+    pub fn remove_left(tmp: &Path, table: Target) -> Result<(), BuildError> {
+        match StoreDir::left(tmp, table) {
             Some(dir) => StoreDir::open(dir)?.remove(),
             None => Ok(()),
         }
     }
 
-    /// After a failed build of `material`: its store, if it holds a checkpoint to resume
+    /// After a failed build of `table`: its store, if it holds a checkpoint to resume
     /// from; otherwise the store is removed (as far as it can be) and `None` returned.
-    pub fn keep_checkpoint(tmp: &Path, material: Material) -> Option<PathBuf> {
-        let dir = StoreDir::left(tmp, material)?;
+    pub fn keep_checkpoint(tmp: &Path, table: Target) -> Option<PathBuf> {
+        let dir = StoreDir::left(tmp, table)?;
         let store = StoreDir::open(dir.clone()).ok()?;
         if matches!(store.read_manifest(), Ok(Some(_))) {
             return Some(dir);

@@ -2,15 +2,19 @@
 //! win/draw/loss of the resulting position, read from the smaller table's final file. Where the
 //! budget allows, a table's results are held as 2 bits per entry of each side to move captures
 //! lead to (Wu and Beal's point: a few bits per position in RAM); otherwise probes go through
-//! the file's bounded block cache.
+//! the file's bounded block cache. A DTM build reads each capture's full value instead, its
+//! level mapped to the table being built ([`Subtables::dtm_value`]): held as 32-bit codes per
+//! entry where the budget allows, else read through the file.
 
 use super::BuildError;
 use crate::index::Indexer;
 use crate::material::Material;
 use crate::piece::{Color, Piece, Role};
 use crate::position::Position;
-use crate::table::{table_path, RuleSet, SupportingTable, TableError, TableFile};
-use crate::value::Outcome;
+use crate::table::{
+    metric_table_path, Levels, Metric, RuleSet, SupportingTable, TableError, TableFile,
+};
+use crate::value::{Outcome, Value};
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -18,6 +22,8 @@ enum Source {
     /// 2 bits per entry of each side captures lead to, by side (`None`: no capture leads to
     /// that side to move): 1 loss, 2 draw, 3 win (0: never filled in, an error).
     Packed([Option<Vec<u64>>; 2]),
+    /// DTM: the value code ([`Value::code`]) of every entry of each side captures lead to.
+    Codes([Option<Vec<u32>>; 2]),
     File(Box<TableFile>),
 }
 
@@ -26,6 +32,8 @@ struct Sub {
     /// The captured material is stored colour-flipped: flip the position before probing.
     flip: bool,
     source: Source,
+    /// DTM: the level here of each of its level indices, one capture up.
+    levels: Vec<u16>,
 }
 
 /// The supporting tables of one material, by the piece code captured.
@@ -34,6 +42,8 @@ pub struct Subtables {
     subs: Vec<Sub>,
     /// What the build records of each (`formats/table.md` §4.1), by material.
     supports: Vec<SupportingTable>,
+    /// DTM: the table's keys of phase 0, from the supporting tables' levels.
+    levels: Option<Levels>,
 }
 
 /// Bytes of one side of a table with `entries` entries per side, packed.
@@ -42,14 +52,14 @@ pub fn packed_bytes(entries: u64) -> u64 {
 }
 
 impl Subtables {
-    /// Opens the tables that `material`'s captures lead to, packing those that fit in
-    /// `pack_budget` bytes (smallest first) and reading the rest through caches of
+    /// Opens the tables of `metric` that `material`'s captures lead to, packing those that fit
+    /// in `pack_budget` bytes (smallest first) and reading the rest through caches of
     /// `cache_bytes` each. Returns them and the bytes they hold. Each must be of a rule set that
     /// combines with `rule_set`, the table's.
     pub fn open(
         dir: &Path,
         material: Material,
-        rule_set: RuleSet,
+        (rule_set, metric): (RuleSet, Metric),
         pack_budget: u64,
         cache_bytes: usize,
     ) -> Result<(Subtables, u64), BuildError> {
@@ -80,46 +90,69 @@ impl Subtables {
             .zip(&sides)
             .map(|((m, _), s)| {
                 let n = s.iter().filter(|&&x| x).count() as u64;
-                Indexer::new(*m).map(|ix| n * packed_bytes(ix.size()))
+                Indexer::new(*m).map(|ix| match metric {
+                    Metric::Dtc => n * packed_bytes(ix.size()),
+                    Metric::Dtm => n * 4 * ix.size(),
+                })
             })
             .collect::<Result<_, _>>()?;
         order.sort_by_key(|&i| bytes[i]);
-        let mut slots: Vec<Option<Sub>> = wanted.iter().map(|_| None).collect();
+        let mut slots: Vec<Option<(Sub, Levels)>> = wanted.iter().map(|_| None).collect();
         let mut supports = Vec::new();
         let mut used = 0u64;
         for i in order {
             let (m, flip) = wanted[i];
-            let path = table_path(dir, m);
+            let path = metric_table_path(dir, m, metric);
             let file = TableFile::open(&path, cache_bytes)?;
-            check_support(&file, m, rule_set)?;
+            check_support(&file, m, (rule_set, metric))?;
             if !supports.iter().any(|s: &SupportingTable| s.material == m) {
                 supports.push(file.as_support());
             }
             let source = if used + bytes[i] <= pack_budget {
                 used += bytes[i];
-                pack(&file, sides[i])?
+                match metric {
+                    Metric::Dtc => pack(&file, sides[i])?,
+                    Metric::Dtm => codes(&file, sides[i])?,
+                }
             } else {
                 used += cache_bytes as u64;
                 Source::File(Box::new(file))
             };
-            slots[i] = Some(Sub {
-                indexer: Indexer::new(m)?,
-                flip,
-                source,
-            });
+            slots[i] = Some((
+                Sub {
+                    indexer: Indexer::new(m)?,
+                    flip,
+                    source,
+                    levels: Vec::new(),
+                },
+                level_table(&path, metric)?,
+            ));
         }
         supports.sort_by_key(|s| s.material);
+        let (mut subs, sub_levels): (Vec<Sub>, Vec<Levels>) = slots
+            .into_iter()
+            .map(|s| s.expect("every table opened"))
+            .unzip();
+        let levels = (metric == Metric::Dtm).then(|| Levels::for_table(&sub_levels, 0));
+        if let Some(levels) = &levels {
+            for (sub, l) in subs.iter_mut().zip(&sub_levels) {
+                sub.levels = levels.capture_map(l).expect("built from this table");
+            }
+        }
         Ok((
             Subtables {
                 supports,
                 by_code,
-                subs: slots
-                    .into_iter()
-                    .map(|s| s.expect("every table opened"))
-                    .collect(),
+                subs,
+                levels,
             },
             used,
         ))
+    }
+
+    /// DTM: the table's keys of phase 0 (the mates' and one up from each supporting table's).
+    pub fn levels(&self) -> Option<&Levels> {
+        self.levels.as_ref()
     }
 
     /// The tables as read, by material: what the table built from them records.
@@ -127,20 +160,51 @@ impl Subtables {
         &self.supports
     }
 
+    /// The table a capture of a piece of code `captured` leads to, and where `child`, the
+    /// position after it, is there (side to move, index).
+    #[inline]
+    fn locate(&self, captured: u8, child: &Position) -> Result<(&Sub, Color, u64), BuildError> {
+        let sub = &self.subs[self.by_code[captured as usize].expect("a capturable piece")];
+        if sub.flip {
+            let flipped = child.flip_colors();
+            return Ok((sub, flipped.turn(), sub.indexer.encode(&flipped)?));
+        }
+        Ok((sub, child.turn(), sub.indexer.encode(child)?))
+    }
+
+    /// DTM: the value of `child`, a position reached by capturing a piece of code `captured`,
+    /// for its side to move, its level one capture up (an index of [`Subtables::levels`]).
+    #[inline]
+    pub fn dtm_value(&self, captured: u8, child: &Position) -> Result<Value, BuildError> {
+        let (sub, side, index) = self.locate(captured, child)?;
+        let value = match &sub.source {
+            Source::Codes(sides) => sides[side.index()]
+                .as_ref()
+                .and_then(|codes| Value::from_code(codes[index as usize])),
+            // `child` is legal (reached by a legal move): its entry holds its value.
+            Source::File(f) => Some(f.stored_legal(side, index)?),
+            Source::Packed(_) => None,
+        };
+        match value {
+            Some(Value::Decided { order, distance }) => Ok(Value::Decided {
+                order: sub.levels[order as usize],
+                distance,
+            }),
+            Some(Value::Draw) => Ok(Value::Draw),
+            None => Err(BuildError::Inconsistent(format!(
+                "supporting table {} has no distance-to-mate value for {}",
+                sub.indexer.material(),
+                crate::fen::to_fen(child)
+            ))),
+        }
+    }
+
     /// The outcome, for its side to move, of `child`, a position reached by capturing a piece
     /// of code `captured`.
     #[inline]
     pub fn outcome(&self, captured: u8, child: &Position) -> Result<Outcome, BuildError> {
-        let sub = &self.subs[self.by_code[captured as usize].expect("a capturable piece")];
-        let flipped;
-        let pos = if sub.flip {
-            flipped = child.flip_colors();
-            &flipped
-        } else {
-            child
-        };
-        let index = sub.indexer.encode(pos)?;
-        let side = pos.turn();
+        let (sub, side, index) = self.locate(captured, child)?;
+        let pos = child;
         match &sub.source {
             Source::Packed(sides) => {
                 let Some(bits) = &sides[side.index()] else {
@@ -163,17 +227,37 @@ impl Subtables {
             }
             // `child` is legal (reached by a legal move): its entry holds its outcome.
             Source::File(f) => Ok(f.outcome_legal(side, index)?),
+            Source::Codes(_) => Err(BuildError::Inconsistent(
+                "a DTM supporting table asked for an outcome".into(),
+            )),
         }
     }
 }
 
-/// Fails unless `file` holds `material` under a rule set that combines with `rule_set`.
+/// The level table of the table at `path` (read again: the file's header holds it).
+fn level_table(path: &Path, metric: Metric) -> Result<Levels, BuildError> {
+    Ok(match metric {
+        Metric::Dtc => Levels::default(),
+        Metric::Dtm => crate::table::read_header(path)?.levels,
+    })
+}
+
+/// Fails unless `file` holds `material` in `metric` under a rule set that combines with
+/// `rule_set`.
 fn check_support(
     file: &TableFile,
     material: Material,
-    rule_set: RuleSet,
+    (rule_set, metric): (RuleSet, Metric),
 ) -> Result<(), BuildError> {
     let h = file.header();
+    if h.metric != metric {
+        return Err(BuildError::Inconsistent(format!(
+            "{} holds a {} table where a {} table was expected",
+            file.path().display(),
+            h.metric.name(),
+            metric.name()
+        )));
+    }
     if h.material != material {
         return Err(TableError::WrongMaterial {
             path: file.path().to_owned(),
@@ -190,6 +274,20 @@ fn check_support(
         });
     }
     Ok(())
+}
+
+/// Reads the value codes of the sides `sides` of `file` (a DTM table).
+fn codes(file: &TableFile, sides: [bool; 2]) -> Result<Source, BuildError> {
+    let h = file.header();
+    let mut out = [None, None];
+    for side in Color::ALL.into_iter().filter(|s| sides[s.index()]) {
+        let blocks: Vec<Vec<u32>> = (0..h.blocks_per_side())
+            .into_par_iter()
+            .map(|b| file.read_stored_raw(side, b))
+            .collect::<Result<_, _>>()?;
+        out[side.index()] = Some(blocks.concat());
+    }
+    Ok(Source::Codes(out))
 }
 
 /// Packs the sides `sides` of `file` (its WDL stream only).

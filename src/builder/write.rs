@@ -8,8 +8,8 @@ use crate::index::Indexer;
 use crate::piece::{ByColor, Color};
 use crate::retro::Progress;
 use crate::table::{
-    distance_implied, merge_tallies, Firsts, Histogram, RuleSet, SideCounts, SupportingTable,
-    TableWriter, Tally,
+    distance_implied, merge_tallies, Firsts, Histogram, Levels, RuleSet, SideCounts,
+    SupportingTable, TableWriter, Tally,
 };
 use crate::value::{Value, CODE_NONE};
 use rayon::prelude::*;
@@ -65,22 +65,26 @@ fn derived_side(work: &Work) -> Result<Color, BuildError> {
     })
 }
 
-/// Writes the table file at `path`; returns the legal positions of both sides.
+/// Writes the table file at `path` (DTM with `levels`, its keys of phase 0: every distance
+/// stored); returns the legal positions of both sides.
 pub fn write_table(
     work: &Work,
     indexer: &Indexer,
     path: &Path,
-    (rule_set, supports): (RuleSet, &[SupportingTable]),
+    (rule_set, supports, levels): (RuleSet, &[SupportingTable], Option<&Levels>),
     max_order: u16,
     progress: &dyn Progress,
 ) -> Result<u64, BuildError> {
     let layout = work.layout();
-    let derived = derived_side(work)?;
+    let derived = match levels {
+        None => Some(derived_side(work)?),
+        Some(_) => None,
+    };
     let mut w = TableWriter::create(
         path,
         work.material(),
         layout.entries(),
-        Some(derived),
+        (derived, levels),
         supports,
     )?;
     let mut sides = ByColor::<SideCounts>::default();

@@ -52,6 +52,28 @@ pub struct Args {
     /// `check` (only perpetual check loses) or `none` (endless play is a draw).
     #[arg(long, value_enum, default_value_t = RulesArg::Asian)]
     rules: RulesArg,
+    /// Which tables to build: `dtc` (distance to conversion: what every probe needs, the
+    /// smaller and faster files), `dtm` (distance to mate, `<M>.xqdtm`), or `both`.
+    #[arg(long, value_enum, default_value_t = MetricArg::Dtc)]
+    metric: MetricArg,
+}
+
+/// `--metric`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum MetricArg {
+    Dtc,
+    Dtm,
+    Both,
+}
+
+impl From<MetricArg> for builder::Metrics {
+    fn from(m: MetricArg) -> builder::Metrics {
+        match m {
+            MetricArg::Dtc => builder::Metrics::Dtc,
+            MetricArg::Dtm => builder::Metrics::Dtm,
+            MetricArg::Both => builder::Metrics::Both,
+        }
+    }
 }
 
 /// `--rules`.
@@ -153,19 +175,24 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         push_only: args.push_only,
         wait: args.wait,
         rules: args.rules.into(),
+        metrics: args.metric.into(),
     };
     let reports = builder::build(material, &opts, &bars)?;
     for r in reports {
+        let name = match r.metric {
+            xqtb::table::Metric::Dtc => r.material.to_string(),
+            xqtb::table::Metric::Dtm => format!("{} dtm", r.material),
+        };
         match r.seconds {
             None => writeln!(
                 out,
                 "{:<12} present   {:>14} positions",
-                r.material, r.positions
+                name, r.positions
             )?,
             Some(s) => writeln!(
                 out,
                 "{:<12} built     {:>14} positions  {:>8.2} s  {:>7.2} M positions/s  {} plies  {}{}",
-                r.material,
+                name,
                 r.positions,
                 s,
                 2.0 * r.entries as f64 / s.max(1e-9) / 1e6,

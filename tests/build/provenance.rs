@@ -253,7 +253,8 @@ fn rewrite_with_other_bytes(dir: &Path, m: &str) {
         (h, codes, tallies)
     };
     let derived = h.derived.map(|d| !d).or(Some(Color::Black));
-    let mut w = TableWriter::create(&path, material, h.entries, derived, &h.supports).unwrap();
+    let mut w =
+        TableWriter::create(&path, material, h.entries, (derived, None), &h.supports).unwrap();
     for (side, c) in Color::ALL.into_iter().zip(&codes) {
         w.write(side, c).unwrap();
     }

@@ -405,7 +405,8 @@ fn verify_rederives_every_orders_seeds() {
     let plain_tb = Tablebase::open(none.path()).unwrap();
     let h = plain.header().clone();
     let path = table_path(dir.path(), "KRKN".parse().unwrap());
-    let mut w = TableWriter::create(&path, h.material, h.entries, h.derived, &h.supports).unwrap();
+    let mut w =
+        TableWriter::create(&path, h.material, h.entries, (h.derived, None), &h.supports).unwrap();
     for side in Color::ALL {
         for block in 0..h.blocks_per_side() {
             w.write(
@@ -456,7 +457,8 @@ fn verify_checks_the_value_tables_counts() {
     *hist.get_mut(&(0, 3)).unwrap() += 1;
     drop((built, tb));
     let path = table_path(dir.path(), h.material);
-    let mut w = TableWriter::create(&path, h.material, h.entries, h.derived, &h.supports).unwrap();
+    let mut w =
+        TableWriter::create(&path, h.material, h.entries, (h.derived, None), &h.supports).unwrap();
     for (side, c) in Color::ALL.into_iter().zip(&codes) {
         w.write(side, c).unwrap();
     }
@@ -557,7 +559,7 @@ fn verify_checks_a_derived_sides_outcomes() {
         &table_path(dir.path(), h.material),
         h.material,
         h.entries,
-        h.derived,
+        (h.derived, None),
         &h.supports,
     )
     .unwrap();

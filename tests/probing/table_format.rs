@@ -63,7 +63,7 @@ fn write_table(
     let orders = rule_set.has_orders();
     let all = [codes(&ix, 0, span, orders), codes(&ix, 1, span, orders)];
     let derived = derived.map(|s| Color::ALL[s]);
-    let mut w = TableWriter::create(&path, m, ix.size(), derived, &supports(m)).unwrap();
+    let mut w = TableWriter::create(&path, m, ix.size(), (derived, None), &supports(m)).unwrap();
     for (side, c) in Color::ALL.into_iter().zip(&all) {
         for p in c.chunks(piece) {
             w.write(side, p).unwrap();

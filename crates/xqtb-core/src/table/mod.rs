@@ -23,9 +23,12 @@
 //!
 //! [`Indexer`]: crate::index::Indexer
 
+mod levels;
 mod read;
 mod stats;
 mod write;
+
+pub use levels::{BadLevels, LevelKey, Levels, Metric};
 
 pub use read::{cache_limit, read_header, read_identity, ReadAt, TableFile};
 pub use stats::{merge_tallies, Tally};
@@ -41,7 +44,7 @@ use thiserror::Error;
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"XQTB\x1aTBL";
 /// Version of the layout described in `formats/table.md`.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 /// Entries per compressed block (both streams). Larger blocks compress better (zstd finds
 /// repeats a whole defender placement apart: 8,100 entries in KRNKAABB) at the cost of a longer
 /// block decompression on a cache miss; measured in `formats/table.md` §13.
@@ -450,6 +453,10 @@ pub struct Header {
     /// The tables its captures lead to, as the build read them (in the order of
     /// [`Material::captures_into`]).
     pub supports: Vec<SupportingTable>,
+    /// Which distance the values count.
+    pub metric: Metric,
+    /// DTM: the level keys its values' orders index (empty for DTC, whose orders are its own).
+    pub levels: Levels,
 }
 
 /// The completion record this program writes (at most 32 bytes): a table carrying another one
@@ -461,6 +468,10 @@ const SYMBOLS_AT: usize = 236;
 const DERIVED_AT: usize = 240;
 const SUPPORTS_AT: usize = 244;
 const SUPPORTS_CRC_AT: usize = 248;
+const METRIC_AT: usize = 104;
+const LEVELS_AT: usize = 108;
+const LEVELS_LEN_AT: usize = 112;
+const LEVELS_CRC_AT: usize = 116;
 /// The header's `derived` field when both sides' distances are stored.
 const NOT_DERIVED: u32 = u32::MAX;
 
@@ -475,10 +486,18 @@ impl Header {
         (self.supports.len() * SUPPORT_LEN) as u64
     }
 
-    /// Where the data (the distance and WDL blocks) starts: after the header and the
-    /// supporting-table list.
+    /// Bytes of the level table, which follows the supporting-table list (DTM only).
+    pub fn levels_len(&self) -> u64 {
+        match self.metric {
+            Metric::Dtc => 0,
+            Metric::Dtm => self.levels.to_bytes().len() as u64,
+        }
+    }
+
+    /// Where the data (the distance and WDL blocks) starts: after the header, the
+    /// supporting-table list and the level table.
     pub fn data_offset(&self) -> u64 {
-        HEADER_LEN as u64 + self.supports_len()
+        HEADER_LEN as u64 + self.supports_len() + self.levels_len()
     }
 
     /// Where the value table starts (it ends at `index_offset`).
@@ -540,6 +559,13 @@ impl Header {
             &mut b[SUPPORTS_CRC_AT..],
             crc32fast::hash(&supports_to_bytes(&self.supports)),
         );
+        LE::write_u32(&mut b[METRIC_AT..], self.metric as u32);
+        if self.metric == Metric::Dtm {
+            let levels = self.levels.to_bytes();
+            LE::write_u32(&mut b[LEVELS_AT..], self.levels.phase0() as u32);
+            LE::write_u32(&mut b[LEVELS_LEN_AT..], levels.len() as u32);
+            LE::write_u32(&mut b[LEVELS_CRC_AT..], crc32fast::hash(&levels));
+        }
         let id = self.builder.as_bytes();
         let n = id.len().min(BUILDER_LEN);
         b[BUILDER_AT..BUILDER_AT + n].copy_from_slice(&id[..n]);
@@ -548,12 +574,12 @@ impl Header {
         b
     }
 
-    /// The header of `b`, its supporting-table list still empty, and that list's record count
-    /// and crc32 (the list follows the header: [`supports_from_bytes`]).
+    /// The header of `b`, its supporting-table list and level table still empty, and what it
+    /// says of them (they follow the header: [`supports_from_bytes`], [`Levels::from_bytes`]).
     pub(crate) fn from_bytes(
         b: &[u8; HEADER_LEN],
         path: &Path,
-    ) -> Result<(Header, u32, u32), TableError> {
+    ) -> Result<HeaderFields, TableError> {
         let bad = |what: String| TableError::BadHeader {
             path: path.to_owned(),
             what,
@@ -641,7 +667,21 @@ impl Header {
                 s => return Err(bad(format!("derived side {s} (0, 1 or none expected)"))),
             },
             supports: Vec::new(),
+            metric: Metric::from_u32(LE::read_u32(&b[METRIC_AT..]))
+                .ok_or_else(|| bad(format!("unknown metric {}", LE::read_u32(&b[METRIC_AT..]))))?,
+            levels: Levels::default(),
         };
+        let levels = LevelsField {
+            count: LE::read_u32(&b[LEVELS_AT..]),
+            len: LE::read_u32(&b[LEVELS_LEN_AT..]),
+            crc: LE::read_u32(&b[LEVELS_CRC_AT..]),
+        };
+        if h.metric == Metric::Dtc && levels != LevelsField::default() {
+            return Err(bad("a level table in a DTC table".into()));
+        }
+        if h.metric == Metric::Dtm && h.derived.is_some() {
+            return Err(bad("a derived side in a DTM table".into()));
+        }
         if !h.rule_set.has_orders() && h.max_order != 0 {
             return Err(bad(format!(
                 "max order {} in a table of rule set {}, which has order 0 only",
@@ -674,15 +714,44 @@ impl Header {
             return Err(bad(format!("{supports} supporting tables")));
         }
         let tail = h.symbols as u64 * VALUE_ENTRY_LEN as u64;
-        if h.index_offset < HEADER_LEN as u64 + supports as u64 * SUPPORT_LEN as u64 + tail
+        if h.index_offset
+            < HEADER_LEN as u64 + supports as u64 * SUPPORT_LEN as u64 + levels.len as u64 + tail
             || h.index_offset.checked_add(h.index_len() + 4) != Some(h.file_len)
         {
             return Err(bad(
                 "value table and block index do not end where the trailer starts".into(),
             ));
         }
-        Ok((h, supports, LE::read_u32(&b[SUPPORTS_CRC_AT..])))
+        Ok(HeaderFields {
+            header: h,
+            supports,
+            supports_crc: LE::read_u32(&b[SUPPORTS_CRC_AT..]),
+            levels,
+        })
     }
+}
+
+/// What the fixed header says of the lists that follow it.
+pub(crate) struct HeaderFields {
+    /// The header, its lists still empty.
+    pub header: Header,
+    /// Records of the supporting-table list.
+    pub supports: u32,
+    /// Its crc32.
+    pub supports_crc: u32,
+    /// The level table's keys, bytes and crc32.
+    pub levels: LevelsField,
+}
+
+/// The header's description of the level table (`formats/table.md` §4.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LevelsField {
+    /// Keys of phase 0.
+    pub count: u32,
+    /// Bytes.
+    pub len: u32,
+    /// crc32 of the bytes.
+    pub crc: u32,
 }
 
 /// The most supporting tables a header may name: a capture of each of 7 roles of 2 colours.
@@ -722,6 +791,19 @@ pub fn file_name(material: Material) -> String {
 /// The path of a material's table in `dir`.
 pub fn table_path(dir: &Path, material: Material) -> PathBuf {
     dir.join(file_name(material))
+}
+
+/// The file name of a material's table in `metric`: `KRKAABB.xqtb` (DTC), `KRKAABB.xqdtm` (DTM).
+pub fn metric_file_name(material: Material, metric: Metric) -> String {
+    match metric {
+        Metric::Dtc => file_name(material),
+        Metric::Dtm => format!("{}.xqdtm", material.canonical()),
+    }
+}
+
+/// The path of a material's table in `metric` in `dir`.
+pub fn metric_table_path(dir: &Path, material: Material, metric: Metric) -> PathBuf {
+    dir.join(metric_file_name(material, metric))
 }
 
 /// Why a table file cannot be used. Every variant names the file.

@@ -13,8 +13,8 @@
 
 use super::{
     derived_stand_in, is_order_seed, side_char, supports_from_bytes, wdl_outcome, Firsts, Header,
-    Histogram, Stream, SupportingTable, Symbol, SymbolCounts, TableError, HEADER_LEN,
-    INDEX_ENTRY_LEN, NO_INDEX, SUPPORT_LEN, VALUE_ENTRY_LEN, WDL_DRAW, WDL_WIN,
+    Histogram, Levels, Metric, Stream, SupportingTable, Symbol, SymbolCounts, TableError,
+    HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, SUPPORT_LEN, VALUE_ENTRY_LEN, WDL_DRAW, WDL_WIN,
 };
 use crate::index::Indexer;
 use crate::piece::Color;
@@ -208,7 +208,8 @@ fn header_of<R: ReadAt>(r: &R, len: u64, path: &Path) -> Result<Header, TableErr
     let mut head = [0u8; HEADER_LEN];
     r.read_exact_at(&mut head, 0)
         .map_err(TableError::io(path))?;
-    let (mut header, supports, supports_crc) = Header::from_bytes(&head, path)?;
+    let fields = Header::from_bytes(&head, path)?;
+    let mut header = fields.header;
     if header.file_len != len {
         return Err(TableError::Length {
             path: path.to_owned(),
@@ -216,10 +217,24 @@ fn header_of<R: ReadAt>(r: &R, len: u64, path: &Path) -> Result<Header, TableErr
             found: len,
         });
     }
-    let mut list = vec![0u8; supports as usize * SUPPORT_LEN];
+    let mut list = vec![0u8; fields.supports as usize * SUPPORT_LEN];
     r.read_exact_at(&mut list, HEADER_LEN as u64)
         .map_err(TableError::io(path))?;
-    header.supports = supports_from_bytes(&list, &header, supports_crc, path)?;
+    header.supports = supports_from_bytes(&list, &header, fields.supports_crc, path)?;
+    if header.metric == Metric::Dtm {
+        let mut bytes = vec![0u8; fields.levels.len as usize];
+        r.read_exact_at(&mut bytes, HEADER_LEN as u64 + list.len() as u64)
+            .map_err(TableError::io(path))?;
+        let bad = |what: String| TableError::BadHeader {
+            path: path.to_owned(),
+            what,
+        };
+        if crc32fast::hash(&bytes) != fields.levels.crc {
+            return Err(bad("level table checksum mismatch".into()));
+        }
+        header.levels = Levels::from_bytes(&bytes, fields.levels.count as usize, header.max_order)
+            .map_err(|e| bad(e.0))?;
+    }
     Ok(header)
 }
 
@@ -292,9 +307,14 @@ impl<R: ReadAt> TableFile<R> {
                 what: format!("value {k}: a first index without positions, or outside the table"),
             });
         }
+        // A DTC value's order is a phase of the table; a DTM value's, an index into its levels.
+        let top = match header.metric {
+            Metric::Dtc => header.max_order as usize,
+            Metric::Dtm => header.levels.len().saturating_sub(1),
+        };
         if let Some(s) = values
             .iter()
-            .find(|s| s.order > MAX_ORDER || s.order > header.max_order || s.half > u16::MAX / 2)
+            .find(|s| s.order > MAX_ORDER || s.order as usize > top || s.half > u16::MAX / 2)
         {
             return Err(TableError::ValueTable {
                 path: path.to_owned(),

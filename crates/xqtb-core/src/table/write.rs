@@ -6,9 +6,9 @@
 //! once complete and synced (write to a temporary name, fsync, rename, fsync the directory).
 
 use super::{
-    distance_implied, supports_to_bytes, Firsts, Header, Histogram, RuleSet, SideCounts,
-    SupportingTable, Symbol, TableError, BLOCK_ENTRIES, HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX,
-    WDL_DRAW, WDL_LOSS, WDL_WIN,
+    distance_implied, supports_to_bytes, Firsts, Header, Histogram, Levels, Metric, RuleSet,
+    SideCounts, SupportingTable, Symbol, TableError, BLOCK_ENTRIES, HEADER_LEN, INDEX_ENTRY_LEN,
+    NO_INDEX, WDL_DRAW, WDL_LOSS, WDL_WIN,
 };
 use crate::material::Material;
 use crate::piece::{ByColor, Color};
@@ -142,6 +142,8 @@ pub struct TableWriter {
     body_crc: crc32fast::Hasher,
     /// The supporting tables, listed after the header.
     supports: Vec<SupportingTable>,
+    /// DTM: the keys of phase 0 (the level table after the list); `None` for DTC.
+    levels: Option<Levels>,
     /// Set once the file is renamed into place; until then dropping the writer removes it.
     done: bool,
     /// The threads that compress (at most [`MAX_COMPRESSORS`]).
@@ -174,14 +176,20 @@ impl TableWriter {
     /// Starts `path` (written as `path.tmp` until [`TableWriter::finish`]); the distances of
     /// side `derived`, if any, are left to be found from its moves. `supports` are the tables
     /// `material`'s captures lead to, as the values were computed from them (one per material
-    /// of [`Material::captures_into`], in that order).
+    /// of [`Material::captures_into`], in that order). `levels`: a DTM table's level table (its
+    /// keys of phase 0; the own phases follow from the max order at [`TableWriter::finish`]),
+    /// `None` for a DTC table. A DTM table stores every distance: none derived, none implied.
     pub fn create(
         path: &Path,
         material: Material,
         entries: u64,
-        derived: Option<Color>,
+        (derived, levels): (Option<Color>, Option<&Levels>),
         supports: &[SupportingTable],
     ) -> Result<TableWriter, TableError> {
+        assert!(
+            levels.is_none() || derived.is_none(),
+            "a DTM table derives no side"
+        );
         assert!(
             supports
                 .iter()
@@ -189,7 +197,9 @@ impl TableWriter {
                 .eq(material.captures_into()),
             "one supporting table per material {material}'s captures lead to, in order"
         );
-        let tmp_path = path.with_extension("xqtb.tmp");
+        let mut tmp_path = path.as_os_str().to_owned();
+        tmp_path.push(".tmp");
+        let tmp_path = PathBuf::from(tmp_path);
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(rayon::current_num_threads().min(MAX_COMPRESSORS))
             .thread_name(|k| format!("xqtb-zstd-{k}"))
@@ -197,8 +207,11 @@ impl TableWriter {
             .map_err(|e| TableError::io(&tmp_path)(std::io::Error::other(e)))?;
         let file = File::create(&tmp_path).map_err(TableError::io(&tmp_path))?;
         let mut out = BufWriter::with_capacity(1 << 20, file);
-        // The header is written last, over these zeros; the list is part of the body.
-        let list = supports_to_bytes(supports);
+        // The header is written last, over these zeros; the lists are part of the body.
+        let mut list = supports_to_bytes(supports);
+        if let Some(l) = levels {
+            list.extend_from_slice(&l.to_bytes());
+        }
         out.write_all(&[0u8; HEADER_LEN])
             .and_then(|()| out.write_all(&list))
             .map_err(TableError::io(&tmp_path))?;
@@ -223,6 +236,7 @@ impl TableWriter {
             offset: (HEADER_LEN + list.len()) as u64,
             body_crc,
             supports: supports.to_vec(),
+            levels: levels.cloned(),
             done: false,
             pool,
             pending: Default::default(),
@@ -297,7 +311,8 @@ impl TableWriter {
                     let w = if distance % 2 == 1 { WDL_WIN } else { WDL_LOSS };
                     // Numbered even when not stored: the value table counts every value.
                     let s = self.symbol(order, distance);
-                    (w, if distance_implied(v) { self.fill.1 } else { s })
+                    let implied = self.levels.is_none() && distance_implied(v);
+                    (w, if implied { self.fill.1 } else { s })
                 }
             };
             if code != crate::value::CODE_NONE {
@@ -470,6 +485,15 @@ impl TableWriter {
             builder: super::BUILDER_ID.to_string(),
             derived: self.derived,
             supports: std::mem::take(&mut self.supports),
+            metric: if self.levels.is_some() {
+                Metric::Dtm
+            } else {
+                Metric::Dtc
+            },
+            levels: self
+                .levels
+                .as_ref()
+                .map_or_else(Levels::default, |l| l.with_max_order(max_order)),
         };
         debug_assert_eq!(header.index_offset + header.index_len(), self.offset);
         let head = header.to_bytes();

@@ -1,0 +1,279 @@
+//! Distance to mate (Fang, Section 5.1) on the DTC engine: the same plies and orders, with the
+//! captures' values brought in at their own distances (`formats/build.md` §2.1,
+//! `docs/dtm-levels.md`).
+//!
+//! In DTC a capture ends the count, so initialisation settles every capture at once. In DTM a
+//! capture into a position of value `(K, d)` of the smaller table counts like a quiet move into
+//! a position of that value one capture up: its level is `K` mapped into this table's level
+//! table (`(0, K)`), and it takes effect at ply `d + 1` of that level. Initialisation keeps, per
+//! position, only the capture that matters — the best capture into a lost position (a win
+//! waiting at its ply), or else the last capture into a won one (the count's last child) — as
+//! a pending **event** in the unresolved entry. Phase 0 runs one sub-phase per level of phase
+//! 0, in increasing key order, and each ply fires its level's events after its passes. Every
+//! capture is thus in before the first pattern of the Asian rules is sought, which keeps the
+//! win/draw/loss of the DTC table (Fang's Theorem 7; the argument: `docs/dtm-levels.md` §3).
+
+use super::dtc::{self, Scheduled};
+use super::entry::{self, MAX_EVENT_LEVEL, MAX_EVENT_PLY, NEVER};
+use super::store::Chunk;
+use super::sub::Subtables;
+use super::work::{Work, WINDOW};
+use super::BuildError;
+use crate::material::Material;
+use crate::piece::{ByColor, Color};
+use crate::position::Position;
+use crate::retro::graph::Graph;
+use crate::retro::Progress;
+use crate::value::Value;
+use rayon::prelude::*;
+use std::collections::BTreeSet;
+use std::sync::atomic::Ordering::Relaxed;
+
+/// The initial entry of a legal position of `material` in a DTM build (`in_check`: whether the
+/// side to move is in check): a mate or stalemate (lost at 0), or unresolved with its quiet
+/// moves counted and its deciding capture pending.
+pub fn initial(
+    material: Material,
+    pos: &mut Position,
+    in_check: bool,
+    subs: &Subtables,
+) -> Result<u32, BuildError> {
+    // The best capture into a lost position, and the last into a won one, as (level, ply).
+    let (mut win, mut last): (Option<(u16, u16)>, Option<(u16, u16)>) = (None, None);
+    let mut drawn = false;
+    let mut failed = None;
+    let quiet = pos.legal_captures(in_check, usize::MAX, |pos, m| {
+        let victim = pos.piece_at(m.to).expect("a capture takes a piece");
+        let undo = pos.play(m);
+        let value = subs.dtm_value(victim.code(), pos);
+        pos.undo(m, undo);
+        match value {
+            Ok(Value::Draw) => drawn = true,
+            Ok(Value::Decided { order, distance }) => {
+                let at = (order, distance.saturating_add(1));
+                if distance % 2 == 0 {
+                    win = Some(win.map_or(at, |w| w.min(at)));
+                } else {
+                    last = last.max(Some(at));
+                }
+            }
+            Err(e) => {
+                failed = Some(e);
+                return true;
+            }
+        }
+        false
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let (quiet, counted) = quiet.expect("the walk never stops early");
+    debug_assert!(counted, "every quiet move counted");
+    let limit = |(level, ply): (u16, u16)| {
+        if level > MAX_EVENT_LEVEL || ply > MAX_EVENT_PLY {
+            return Err(BuildError::Limit(format!(
+                "table {material}: a capture decides {} at ply {ply} of level {level}; a \
+                 distance-to-mate build holds captures up to ply {MAX_EVENT_PLY} of level \
+                 {MAX_EVENT_LEVEL} (formats/build.md §2.1)",
+                crate::fen::to_fen(pos)
+            )));
+        }
+        Ok((level, ply))
+    };
+    if quiet + 1 >= NEVER as usize {
+        return Err(BuildError::Limit(format!(
+            "table {material}: {} has {quiet} quiet moves, more than a working entry counts",
+            crate::fen::to_fen(pos)
+        )));
+    }
+    Ok(match (win, drawn, last) {
+        // A win is waiting: the count must never run out before it comes.
+        (Some(at), _, _) => {
+            let (level, ply) = limit(at)?;
+            entry::pending(NEVER, level, ply)
+        }
+        (None, true, _) => entry::unresolved(NEVER),
+        // The last capture child is one more child to count.
+        (None, false, Some(at)) => {
+            let (level, ply) = limit(at)?;
+            entry::pending(quiet as u8 + 1, level, ply)
+        }
+        (None, false, None) if quiet > 0 => entry::unresolved(quiet as u8),
+        // No legal move: mate or stalemate.
+        (None, false, None) => entry::resolved(0, 0),
+    })
+}
+
+/// Where the pending capture events are: per side and chunk, the (level, ply) pairs its
+/// entries wait for, so that a ply reads only the chunks with events due.
+pub struct Events {
+    due: ByColor<Vec<BTreeSet<(u16, u16)>>>,
+}
+
+impl Events {
+    /// No event yet, for a state of `chunks` chunks per side.
+    pub fn new(chunks: usize) -> Events {
+        Events {
+            due: ByColor::new(|_| vec![BTreeSet::new(); chunks]),
+        }
+    }
+
+    /// Notes the events of chunk `c` of `side`.
+    pub fn note(&mut self, side: Color, c: usize, chunk: &Chunk) {
+        self.due[side][c] = chunk
+            .entries
+            .par_chunks(WINDOW)
+            .map(|w| {
+                w.iter()
+                    .filter_map(|e| entry::event(e.load(Relaxed)))
+                    .collect::<BTreeSet<_>>()
+            })
+            .reduce(BTreeSet::new, |mut a, b| {
+                a.extend(b);
+                a
+            });
+    }
+
+    /// The events of a state loaded from a checkpoint, read from its chunks.
+    pub fn scan(work: &Work) -> Result<Events, BuildError> {
+        let mut events = Events::new(work.layout().chunks());
+        for side in Color::ALL {
+            for c in 0..work.layout().chunks() {
+                work.with_chunk(side, c, |chunk| events.note(side, c, chunk))?;
+            }
+        }
+        Ok(events)
+    }
+
+    /// Does any event wait in `level`?
+    pub fn any_in(&self, level: u16) -> bool {
+        self.due
+            .iter()
+            .flat_map(|(_, chunks)| chunks)
+            .any(|s| s.range((level, 0)..=(level, u16::MAX)).next().is_some())
+    }
+
+    /// Fires the events of `level` due at `ply`: a pending win resolves its entry at
+    /// `(level, ply)`; a pending last capture counts that child, resolving its entry as a loss
+    /// at `(level, ply)` if it was the last. Either way the entry joins the next frontier.
+    fn fire(&mut self, work: &mut Work, level: u16, ply: u32) -> Result<(), BuildError> {
+        let Ok(ply) = u16::try_from(ply) else {
+            return Ok(());
+        };
+        let layout = work.layout();
+        for side in Color::ALL {
+            let chunks: Vec<usize> = (0..layout.chunks())
+                .filter(|&c| self.due[side][c].remove(&(level, ply)))
+                .collect();
+            if chunks.is_empty() {
+                continue;
+            }
+            let to = entry::resolved(level, ply);
+            work.update_entries(side, &chunks, |work, range, view| {
+                let (open, next) = (work.unresolved[side].as_ref(), &work.next[side]);
+                let windows: Vec<(u64, u64)> = chunks
+                    .iter()
+                    .map(|&c| (layout.base(c), layout.base(c) + layout.len(c) as u64))
+                    .filter(|&(start, end)| start >= range.start && end <= range.end)
+                    .flat_map(|(start, end)| {
+                        (start..end)
+                            .step_by(WINDOW)
+                            .map(move |w| (w, (w + WINDOW as u64).min(end)))
+                    })
+                    .collect();
+                let fired = windows
+                    .into_par_iter()
+                    .map(|(first, end)| {
+                        let mut n = 0;
+                        for index in first..end {
+                            let e = view.entry(index);
+                            let w = e.load(Relaxed);
+                            if entry::event(w) != Some((level, ply)) {
+                                continue;
+                            }
+                            n += 1;
+                            let count = w as u8;
+                            let now = if ply % 2 == 1 || count <= 1 {
+                                to
+                            } else {
+                                entry::without_event(w) - 1
+                            };
+                            // This task is the only one that looks at the entries of its window.
+                            e.store(now, Relaxed);
+                            if now == to {
+                                if let Some(open) = open {
+                                    open.clear(index);
+                                }
+                                next.set(index);
+                            }
+                        }
+                        n
+                    })
+                    .sum::<u64>();
+                fired > 0
+            })?;
+        }
+        Ok(())
+    }
+
+    /// Is an event of `level` due after `ply`?
+    fn later(&self, level: u16, ply: u32) -> bool {
+        let from = u16::try_from(ply.saturating_add(1)).unwrap_or(u16::MAX);
+        self.due
+            .iter()
+            .flat_map(|(_, chunks)| chunks)
+            .any(|s| s.range((level, from)..=(level, u16::MAX)).next().is_some())
+    }
+}
+
+/// The events of one level, as the plies of [`dtc::propagate`] see them.
+struct LevelEvents<'a> {
+    events: &'a mut Events,
+    level: u16,
+}
+
+impl Scheduled for LevelEvents<'_> {
+    fn fire(&mut self, work: &mut Work, ply: u32) -> Result<(), BuildError> {
+        self.events.fire(work, self.level, ply)
+    }
+
+    fn later(&self, ply: u32) -> bool {
+        self.events.later(self.level, ply)
+    }
+}
+
+/// Phase 0 from `(level, ply)` (a level of phase 0): the rest of that level's plies, then each
+/// later level of phase 0 with events, in increasing key order (`phase0`: how many levels phase
+/// 0 has). `after_ply(work, level, ply)` runs after each ply. Returns the last ply of the first
+/// level run.
+#[allow(clippy::too_many_arguments)]
+pub fn propagate_phase0(
+    work: &mut Work,
+    graph: &Graph,
+    events: &mut Events,
+    phase0: u16,
+    (first_level, first_ply): (u16, u32),
+    progress: &dyn Progress,
+    after_ply: &mut dyn FnMut(&mut Work, u16, u32) -> Result<(), BuildError>,
+) -> Result<u32, BuildError> {
+    let mut first_plies = None;
+    for level in first_level..phase0 {
+        let from = if level == first_level { first_ply } else { 0 };
+        if level != first_level && !events.any_in(level) {
+            continue;
+        }
+        let mut due = LevelEvents { events, level };
+        let plies = dtc::propagate(
+            work,
+            graph,
+            level,
+            from,
+            progress,
+            None,
+            &mut due,
+            |w, ply| after_ply(w, level, ply),
+        )?;
+        first_plies.get_or_insert(plies);
+    }
+    Ok(first_plies.unwrap_or(first_ply))
+}
