@@ -10,7 +10,7 @@ use crate::piece::{Color, Role};
 use crate::position::Position;
 use crate::qstring::{parse_qstring, to_qstring};
 use crate::table::{file_name, wdl_outcome, TableError};
-use crate::tablebase::{LineEnd, MoveValue, ProbeError, Tablebase};
+use crate::tablebase::{Dtm, DtmMove, LineEnd, MoveValue, ProbeError, Tablebase};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -64,6 +64,36 @@ pub struct MoveEntry {
     /// (`formats/rules.md`: a new forbidden attack, not a check), e.g. `["d7"]`; empty for a
     /// capture (it converts) and for a check.
     pub chases: Vec<String>,
+    /// The distance to mate of the position after the move, for the side to move there; absent
+    /// without DTM tables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dtm: Option<DtmEntry>,
+}
+
+/// A distance-to-mate value as the API gives it (`formats/api.md`).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct DtmEntry {
+    /// `win`, `draw` or `loss` for the side to move.
+    pub result: &'static str,
+    /// Plies to mate (or to the ruling its level names); null for a draw.
+    pub distance: Option<u16>,
+    /// The level's phases (`[]` for a mate; `[0, 2]`: the second phase of the Asian rules in
+    /// the table reached after one capture); null for a draw.
+    pub level: Option<Vec<u16>>,
+    /// One of the best moves under distance to mate (on moves only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best: Option<bool>,
+}
+
+impl DtmEntry {
+    fn of(v: &Dtm, best: Option<bool>) -> DtmEntry {
+        DtmEntry {
+            result: v.outcome().name(),
+            distance: v.distance(),
+            level: v.level().map(|l| l.phases().to_vec()),
+            best,
+        }
+    }
 }
 
 /// A position's value and every legal move, best first.
@@ -87,6 +117,9 @@ pub struct ProbeResult {
     pub distance: Option<u16>,
     /// Every legal move, best first.
     pub moves: Vec<MoveEntry>,
+    /// The position's distance to mate; absent without DTM tables.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dtm: Option<DtmEntry>,
 }
 
 /// The moves best first: Fang's Definition 9 order of their value for the mover (shortest win
@@ -117,6 +150,7 @@ fn move_entry(pos: &Position, m: &MoveValue, best: bool) -> MoveEntry {
                 .map(|sq| sq.to_string())
                 .collect()
         },
+        dtm: None,
     }
 }
 
@@ -133,7 +167,7 @@ fn entries(pos: &Position, mut moves: Vec<MoveValue>) -> Vec<MoveEntry> {
 /// Probes a position and every move from it.
 pub fn probe(tb: &Tablebase, pos: &Position) -> Result<ProbeResult, ProbeError> {
     let (value, moves) = tb.probe_with_moves(pos)?;
-    Ok(ProbeResult {
+    ProbeResult {
         fen: to_fen(pos),
         qstring: to_qstring(pos, false),
         material: Material::of(pos).to_string(),
@@ -143,7 +177,35 @@ pub fn probe(tb: &Tablebase, pos: &Position) -> Result<ProbeResult, ProbeError> 
         order: value.order(),
         distance: value.distance(),
         moves: entries(pos, moves),
-    })
+        dtm: None,
+    }
+    .with_dtm(tb, pos)
+}
+
+impl ProbeResult {
+    /// Adds the distances to mate, if the DTM tables are there: the position's and each
+    /// move's, the best moves under DTM marked.
+    fn with_dtm(mut self, tb: &Tablebase, pos: &Position) -> Result<ProbeResult, ProbeError> {
+        let value = match tb.probe_dtm(pos) {
+            Err(ProbeError::Missing { .. }) => return Ok(self),
+            v => v?,
+        };
+        let moves = tb.probe_dtm_moves(pos)?;
+        let best = moves
+            .iter()
+            .map(DtmMove::for_mover)
+            .max_by(|a, b| a.cmp_for_mover(b));
+        for entry in &mut self.moves {
+            let m = moves
+                .iter()
+                .find(|m| m.mv.to_string() == entry.ucci)
+                .expect("the same legal moves");
+            let is_best = Some(m.for_mover()) == best;
+            entry.dtm = Some(DtmEntry::of(&m.value, Some(is_best)));
+        }
+        self.dtm = Some(DtmEntry::of(&value, None));
+        Ok(self)
+    }
 }
 
 /// One ply of the principal line.

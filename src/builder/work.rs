@@ -601,7 +601,11 @@ mod tests {
             chunk_buffers: 2,
             total: 0,
         };
-        let provenance = Provenance::new(crate::table::RuleSet::DtcAsian, crate::table::Metric::Dtc, &[]);
+        let provenance = Provenance::new(
+            crate::table::RuleSet::DtcAsian,
+            crate::table::Metric::Dtc,
+            &[],
+        );
         let mut work = Work::new(
             "KRKN".parse().unwrap(),
             layout,

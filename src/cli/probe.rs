@@ -105,6 +105,18 @@ fn value_text(result: &str, order: Option<u16>, distance: Option<u16>) -> String
     }
 }
 
+/// A distance to mate as the text output shows it: `win 37`, `loss 36 (level (0, 2))`, `draw`.
+fn dtm_text(d: &xqtb::query::DtmEntry) -> String {
+    match (&d.level, d.distance) {
+        (Some(level), Some(distance)) if level.is_empty() => format!("{} {distance}", d.result),
+        (Some(level), Some(distance)) => {
+            let phases: Vec<String> = level.iter().map(u16::to_string).collect();
+            format!("{} {distance} (level ({}))", d.result, phases.join(", "))
+        }
+        _ => d.result.to_string(),
+    }
+}
+
 fn probe_text(tb: &Tablebase, pos: &Position, out: super::Out) -> super::Result<()> {
     let r = query::probe(tb, pos)?;
     writeln!(out, "{}", r.fen)?;
@@ -116,6 +128,9 @@ fn probe_text(tb: &Tablebase, pos: &Position, out: super::Out) -> super::Result<
         if r.in_check { ", in check" } else { "" },
         value_text(r.result, r.order, r.distance)
     )?;
+    if let Some(d) = &r.dtm {
+        writeln!(out, "distance to mate: {}", dtm_text(d))?;
+    }
     for m in &r.moves {
         // `c` capture, `+` check, `*` best; then the pieces a quiet move chases.
         let chases = if m.chases.is_empty() {
@@ -123,9 +138,17 @@ fn probe_text(tb: &Tablebase, pos: &Position, out: super::Out) -> super::Result<
         } else {
             format!("  chases {}", m.chases.join(" "))
         };
+        let dtm = match &m.dtm {
+            Some(d) => format!(
+                "  dtm {}{}",
+                dtm_text(d),
+                if d.best == Some(true) { " *" } else { "" }
+            ),
+            None => String::new(),
+        };
         writeln!(
             out,
-            "  {}  {:<6} {:<22} {}{}{}{chases}",
+            "  {}  {:<6} {:<22} {}{}{}{chases}{dtm}",
             m.ucci,
             m.wxf,
             value_text(m.result, m.order, m.distance),

@@ -45,7 +45,7 @@ use crate::index::{IndexError, Indexer};
 use crate::material::Material;
 use crate::piece::Color;
 use crate::position::{Move, Position};
-use crate::table::{table_path, RuleSet, SupportingTable, TableError, TableFile};
+use crate::table::{metric_table_path, Metric, RuleSet, SupportingTable, TableError, TableFile};
 use crate::value::{Outcome, Value};
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -54,14 +54,19 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, Mutex};
 use thiserror::Error;
 
+mod dtm;
+pub use dtm::{Dtm, DtmLine, DtmMove};
+
 /// Why a position could not be probed.
 #[derive(Debug, Error)]
 pub enum ProbeError {
     /// The directory has no table file for the position's material.
-    #[error("no table for material {material}: {} not found (build it with `xqtb build {material} --dir {}`)", path.display(), dir.display())]
+    #[error("no {}table for material {material}: {} not found (build it with `xqtb build {material} --dir {}{}`)", if *metric == Metric::Dtm { "DTM " } else { "" }, path.display(), dir.display(), if *metric == Metric::Dtm { " --metric dtm" } else { "" })]
     Missing {
         /// The missing table's (canonical) material.
         material: Material,
+        /// The metric of the table missing.
+        metric: Metric,
         /// The tablebase directory.
         dir: PathBuf,
         /// The file the table would be in.
@@ -182,14 +187,14 @@ pub struct Tablebase {
     cache_bytes: usize,
     /// Check each table's whole-file checksum when it is first opened.
     check_files: bool,
-    open: Mutex<HashMap<Material, Arc<OpenTable>>>,
+    open: Mutex<HashMap<(Material, Metric), Arc<OpenTable>>>,
     /// Tables that failed to open or their checks, with why and the file as it was then.
-    failed: Mutex<HashMap<Material, Failure>>,
+    failed: Mutex<HashMap<(Material, Metric), Failure>>,
     /// The rule set of the directory's tables (those the rules can change).
     rules: Mutex<DirRules>,
     /// Supporting tables as the tables opened so far found them (and the first such table's
     /// path): each must still be that file when it is opened itself.
-    expected: Mutex<HashMap<Material, (SupportingTable, PathBuf)>>,
+    expected: Mutex<HashMap<(Material, Metric), (SupportingTable, PathBuf)>>,
     /// Distinguishes this tablebase, and its tables since the last change on disk, in the
     /// threads' caches of the last table probed.
     id: AtomicU64,
@@ -204,7 +209,7 @@ thread_local! {
     /// table's shared reference count, which many threads would otherwise contend for on every
     /// probe. (It keeps that one table open until the thread probes another or ends, even if
     /// its tablebase is dropped meanwhile.)
-    static LAST: RefCell<Option<(u64, Material, Arc<OpenTable>)>> = const { RefCell::new(None) };
+    static LAST: RefCell<Option<(u64, (Material, Metric), Arc<OpenTable>)>> = const { RefCell::new(None) };
 }
 
 /// One legal move and the value of the position it leads to (for the side to move there).
@@ -285,7 +290,7 @@ impl Tablebase {
     /// `stat` per table opened or failed. Returns whether anything changed. A probe under way
     /// keeps reading the table it started with.
     pub fn refresh(&self) -> bool {
-        let path = |m: &Material| table_path(&self.dir, *m);
+        let path = |&(m, metric): &(Material, Metric)| metric_table_path(&self.dir, m, metric);
         let open_changed = self
             .open
             .lock()
@@ -320,12 +325,18 @@ impl Tablebase {
         self
     }
 
-    /// Why the table of `material` could not be used, if it failed to open or its checks.
+    /// Why the (DTC) table of `material` could not be used, if it failed to open or its
+    /// checks.
     pub fn failure(&self, material: Material) -> Option<Arc<TableError>> {
+        self.failure_of(material, Metric::Dtc)
+    }
+
+    /// Why the `metric` table of `material` could not be used, if it failed.
+    pub fn failure_of(&self, material: Material, metric: Metric) -> Option<Arc<TableError>> {
         self.failed
             .lock()
             .unwrap()
-            .get(&material.canonical())
+            .get(&(material.canonical(), metric))
             .map(|(e, _)| e.clone())
     }
 
@@ -334,28 +345,41 @@ impl Tablebase {
         &self.dir
     }
 
-    /// The table of a canonical material.
+    /// The (DTC) table of a material.
     pub fn table(&self, material: Material) -> Result<Arc<OpenTable>, ProbeError> {
+        self.table_of(material, Metric::Dtc)
+    }
+
+    /// The `metric` table of a material.
+    pub fn table_of(
+        &self,
+        material: Material,
+        metric: Metric,
+    ) -> Result<Arc<OpenTable>, ProbeError> {
         let material = material.canonical();
-        if let Some(t) = self.open.lock().unwrap().get(&material) {
+        if let Some(t) = self.open.lock().unwrap().get(&(material, metric)) {
             return Ok(t.clone());
         }
-        if let Some(source) = self.failure(material) {
+        if let Some(source) = self.failure_of(material, metric) {
             return Err(ProbeError::Unusable { material, source });
         }
-        let path = table_path(&self.dir, material);
+        let path = metric_table_path(&self.dir, material, metric);
         if !path.exists() {
             return Err(ProbeError::Missing {
                 material,
+                metric,
                 dir: self.dir.clone(),
                 path,
             });
         }
         let stamp = FileStamp::of_path(&path);
-        match self.open_checked(material, path) {
+        match self.open_checked((material, metric), path) {
             Ok(t) => {
                 let t = Arc::new(t);
-                self.open.lock().unwrap().insert(material, t.clone());
+                self.open
+                    .lock()
+                    .unwrap()
+                    .insert((material, metric), t.clone());
                 Ok(t)
             }
             Err(e) => {
@@ -363,7 +387,7 @@ impl Tablebase {
                 self.failed
                     .lock()
                     .unwrap()
-                    .insert(material, (source.clone(), stamp));
+                    .insert((material, metric), (source.clone(), stamp));
                 Err(ProbeError::Unusable { material, source })
             }
         }
@@ -372,7 +396,11 @@ impl Tablebase {
     /// Opens the table file of `material` at `path` and checks it: its material, its rule set
     /// against the directory's, the tables it was built from against those present, and (with
     /// [`Tablebase::with_file_checksums`]) its whole-file checksum.
-    fn open_checked(&self, material: Material, path: PathBuf) -> Result<OpenTable, TableError> {
+    fn open_checked(
+        &self,
+        (material, metric): (Material, Metric),
+        path: PathBuf,
+    ) -> Result<OpenTable, TableError> {
         let file = TableFile::open(&path, self.cache_bytes)?;
         // The stamp of the file opened (not of the path, which may have changed meanwhile).
         let stamp = FileStamp::of(&file.metadata().map_err(TableError::io(&path))?);
@@ -383,9 +411,19 @@ impl Tablebase {
                 found: file.header().material,
             });
         }
+        if file.header().metric != metric {
+            return Err(TableError::BadHeader {
+                path,
+                what: format!(
+                    "a {} table under the name of a {} table",
+                    file.header().metric.name(),
+                    metric.name()
+                ),
+            });
+        }
         self.check_rule_set(&file)?;
         for record in &file.header().supports {
-            self.check_support(record, &path)?;
+            self.check_support(record, metric, &path)?;
         }
         self.check_expected(&file)?;
         if self.check_files {
@@ -399,9 +437,19 @@ impl Tablebase {
     /// for probes, with its index, would open the whole chain below at once); it must still be
     /// that file when it is opened ([`Tablebase::check_expected`]). A supporting table that is
     /// absent or unreadable fails the probes that need it, with its own error.
-    fn check_support(&self, record: &SupportingTable, table: &Path) -> Result<(), TableError> {
-        let path = table_path(&self.dir, record.material);
-        let open = self.open.lock().unwrap().get(&record.material).cloned();
+    fn check_support(
+        &self,
+        record: &SupportingTable,
+        metric: Metric,
+        table: &Path,
+    ) -> Result<(), TableError> {
+        let path = metric_table_path(&self.dir, record.material, metric);
+        let open = self
+            .open
+            .lock()
+            .unwrap()
+            .get(&(record.material, metric))
+            .cloned();
         let found = match open {
             Some(t) => t.file.as_support(),
             None => match crate::table::read_identity(&path) {
@@ -413,15 +461,15 @@ impl Tablebase {
         self.expected
             .lock()
             .unwrap()
-            .insert(record.material, (*record, table.to_owned()));
+            .insert((record.material, metric), (*record, table.to_owned()));
         Ok(())
     }
 
     /// Fails if `file` is not the file a table opened before it found as its supporting table
     /// (it was replaced in between).
     fn check_expected(&self, file: &TableFile) -> Result<(), TableError> {
-        let material = file.header().material;
-        match self.expected.lock().unwrap().get(&material) {
+        let key = (file.header().material, file.header().metric);
+        match self.expected.lock().unwrap().get(&key) {
             Some((record, table)) => record.check(&file.as_support(), table, file.path()),
             None => Ok(()),
         }
@@ -593,6 +641,16 @@ impl Tablebase {
         pos: &Position,
         read: R,
     ) -> Result<T, ProbeError> {
+        self.locate_in(Metric::Dtc, pos, read)
+    }
+
+    /// [`Tablebase::locate`] in the `metric` table.
+    pub(crate) fn locate_in<T, R: FnOnce(&OpenTable, Color, u64) -> Result<T, TableError>>(
+        &self,
+        metric: Metric,
+        pos: &Position,
+        read: R,
+    ) -> Result<T, ProbeError> {
         if pos.opponent_in_check() {
             return Err(ProbeError::Illegal);
         }
@@ -611,7 +669,7 @@ impl Tablebase {
         let mut read = Some(read);
         let id = self.id.load(Relaxed);
         let hit = LAST.with_borrow(|last| match last {
-            Some((last_id, m, t)) if *last_id == id && *m == material => {
+            Some((last_id, m, t)) if *last_id == id && *m == (material, metric) => {
                 Some(entry(t, read.take().expect("unused")))
             }
             _ => None,
@@ -619,8 +677,8 @@ impl Tablebase {
         if let Some(r) = hit {
             return r;
         }
-        let t = self.table(material)?;
-        LAST.with_borrow_mut(|last| *last = Some((id, material, t.clone())));
+        let t = self.table_of(material, metric)?;
+        LAST.with_borrow_mut(|last| *last = Some((id, (material, metric), t.clone())));
         entry(&t, read.take().expect("unused"))
     }
 

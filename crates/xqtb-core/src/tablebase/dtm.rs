@@ -1,0 +1,219 @@
+//! Distance-to-mate probes (Fang, "The Nature of Retrograde Analysis for Chinese Chess", 2005,
+//! Section 5.1), from a directory's DTM tables (`<M>.xqdtm`, built with `--metric dtm`).
+//!
+//! A DTM value is a distance in plies to mate and a **level**: the key `()` for a mate (through
+//! any captures), otherwise where the Asian rules' ruling falls: `(0, …, 0, k)` is the `k`-th
+//! phase of the table reached after as many captures as zeros (`docs/dtm-levels.md`). Best moves
+//! follow Fang's Definition 9 with the level in place of the order: the winner takes the lowest
+//! level, then the shortest mate; the loser the highest level, then the longest. Along best moves
+//! the distance falls by one a ply and the level stays (Theorem 8), through captures too.
+
+use super::{LineEnd, ProbeError, Tablebase};
+use crate::position::{Move, Position};
+use crate::table::{LevelKey, Metric, TableError};
+use crate::value::{Outcome, Value};
+use std::cmp::Ordering;
+
+/// The distance-to-mate value of a legal position for its side to move.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Dtm {
+    /// A draw.
+    Draw,
+    /// A decided position: `distance` plies to mate (odd a win for the side to move, even a
+    /// loss), or to a ruling on perpetual check or chase if `level` is not `()`.
+    Decided {
+        /// Where the count ends: `()` at mate.
+        level: LevelKey,
+        /// Plies.
+        distance: u16,
+    },
+}
+
+impl Dtm {
+    /// Win, draw or loss for the side to move.
+    pub fn outcome(&self) -> Outcome {
+        match self {
+            Dtm::Draw => Outcome::Draw,
+            Dtm::Decided { distance, .. } if distance % 2 == 1 => Outcome::Win,
+            Dtm::Decided { .. } => Outcome::Loss,
+        }
+    }
+
+    /// The distance of a decided value.
+    pub fn distance(&self) -> Option<u16> {
+        match self {
+            Dtm::Draw => None,
+            Dtm::Decided { distance, .. } => Some(*distance),
+        }
+    }
+
+    /// The level of a decided value.
+    pub fn level(&self) -> Option<&LevelKey> {
+        match self {
+            Dtm::Draw => None,
+            Dtm::Decided { level, .. } => Some(level),
+        }
+    }
+
+    /// How `self` compares with `other` for the side to move (Fang's Definition 9): a win is
+    /// better than a draw, a draw better than a loss; among wins the lower level, then the
+    /// shorter distance; among losses the higher level, then the longer distance.
+    pub fn cmp_for_mover(&self, other: &Dtm) -> Ordering {
+        let class = |v: &Dtm| match v.outcome() {
+            Outcome::Win => 2,
+            Outcome::Draw => 1,
+            Outcome::Loss => 0,
+        };
+        let key = |v: &Dtm| match v {
+            Dtm::Draw => None,
+            Dtm::Decided { level, distance } => Some((level.clone(), *distance)),
+        };
+        class(self)
+            .cmp(&class(other))
+            .then_with(|| match self.outcome() {
+                Outcome::Win => key(other).cmp(&key(self)),
+                _ => key(self).cmp(&key(other)),
+            })
+    }
+}
+
+impl std::fmt::Display for Dtm {
+    /// `mate in 37`, `loses to mate in 36`, `win 17 (level (0, 2))`, `draw`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Dtm::Draw => write!(f, "draw"),
+            Dtm::Decided { level, distance } if level.is_mate() => match self.outcome() {
+                Outcome::Win => write!(f, "mate in {distance}"),
+                _ => write!(f, "mated in {distance}"),
+            },
+            Dtm::Decided { level, distance } => {
+                write!(f, "{} {distance} (level {level})", self.outcome().name())
+            }
+        }
+    }
+}
+
+/// One legal move and the distance-to-mate value of the position it leads to, for the side to
+/// move there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DtmMove {
+    /// The move.
+    pub mv: Move,
+    /// Whether it captures (its position is in a smaller table, whose levels `value` is in).
+    pub capture: bool,
+    /// The value after the move, for the opponent.
+    pub value: Dtm,
+}
+
+impl DtmMove {
+    /// What the move is worth to the mover: a win (loss) at one ply more than the opponent's
+    /// loss (win), its level one capture up if it captures.
+    pub fn for_mover(&self) -> Dtm {
+        match &self.value {
+            Dtm::Draw => Dtm::Draw,
+            Dtm::Decided { level, distance } => Dtm::Decided {
+                level: if self.capture {
+                    level.through_capture()
+                } else {
+                    level.clone()
+                },
+                distance: distance.saturating_add(1),
+            },
+        }
+    }
+}
+
+/// The principal line from a position to mate (or to a ruling): best moves for both sides.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DtmLine {
+    /// The moves played, each with the value of the position it leads to.
+    pub moves: Vec<DtmMove>,
+    /// Why the line stops: mate, a draw, or a ruling on perpetual check or chase (never a
+    /// conversion: the count goes on through captures).
+    pub end: LineEnd,
+}
+
+impl Tablebase {
+    /// The distance-to-mate value of a legal position, from its material's DTM table.
+    pub fn probe_dtm(&self, pos: &Position) -> Result<Dtm, ProbeError> {
+        self.locate_in(Metric::Dtm, pos, |t, side, index| {
+            Ok(match t.file.stored_legal(side, index)? {
+                Value::Draw => Dtm::Draw,
+                Value::Decided { order, distance } => Dtm::Decided {
+                    level: t.file.header().levels.key(order).cloned().ok_or_else(|| {
+                        TableError::BadHeader {
+                            path: t.file.path().to_owned(),
+                            what: format!("level {order} is not in the level table"),
+                        }
+                    })?,
+                    distance,
+                },
+            })
+        })
+    }
+
+    /// Every legal move with the distance-to-mate value of its resulting position.
+    pub fn probe_dtm_moves(&self, pos: &Position) -> Result<Vec<DtmMove>, ProbeError> {
+        pos.legal_moves()
+            .into_iter()
+            .map(|mv| {
+                let mut child = pos.clone();
+                child.play(mv);
+                Ok(DtmMove {
+                    mv,
+                    capture: pos.is_capture(mv),
+                    value: self.probe_dtm(&child)?,
+                })
+            })
+            .collect()
+    }
+
+    /// The best moves of a legal position under distance to mate (Definition 9 with levels), in
+    /// move order; empty without a legal move.
+    pub fn best_dtm_moves(&self, pos: &Position) -> Result<Vec<DtmMove>, ProbeError> {
+        let moves = self.probe_dtm_moves(pos)?;
+        let Some(best) = moves
+            .iter()
+            .map(DtmMove::for_mover)
+            .max_by(|a, b| a.cmp_for_mover(b))
+        else {
+            return Ok(moves);
+        };
+        Ok(moves
+            .into_iter()
+            .filter(|m| m.for_mover() == best)
+            .collect())
+    }
+
+    /// The principal line from a legal position to mate: both sides play a best move (the
+    /// smallest [`Move`] where several are best) until a position without a legal move, or one
+    /// lost at distance 0 of a level other than `()` (the loser can only check or chase forever:
+    /// Theorem 8). Each move shortens the distance by exactly one.
+    pub fn dtm_line(&self, pos: &Position) -> Result<DtmLine, ProbeError> {
+        let mut line = DtmLine {
+            moves: Vec::new(),
+            end: LineEnd::Draw,
+        };
+        let mut value = self.probe_dtm(pos)?;
+        let mut cur = pos.clone();
+        while let Dtm::Decided { level, distance } = &value {
+            if *distance == 0 && !level.is_mate() {
+                line.end = LineEnd::Perpetual;
+                break;
+            }
+            let Some(step) = self.best_dtm_moves(&cur)?.into_iter().min_by_key(|m| m.mv) else {
+                line.end = LineEnd::Mate;
+                break;
+            };
+            cur.play(step.mv);
+            if step.value.distance() != distance.checked_sub(1) {
+                return Err(ProbeError::Inconsistent {
+                    fen: crate::fen::to_fen(&cur),
+                });
+            }
+            value = step.value.clone();
+            line.moves.push(step);
+        }
+        Ok(line)
+    }
+}
