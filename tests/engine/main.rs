@@ -24,6 +24,7 @@ mod fang_reference;
 
 mod asian_rules;
 mod dtc_reference;
+mod dtm_builder;
 mod dtm_reference;
 mod fang_graphs;
 mod fang_materials;

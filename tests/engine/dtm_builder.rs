@@ -1,0 +1,261 @@
+//! The builder's distance-to-mate tables (`xqtb build --metric dtm`) against the naive forward
+//! DTM solver of `tests/reference/dtm.rs` position by position, against the builder's own DTC
+//! tables (Fang's Theorem 7: the same win/draw/loss everywhere, and the same seeds of each order
+//! of the Asian rules), resident against streamed (the same bytes), and Fang's Theorem 8 across
+//! table boundaries: the winner following DTM best moves reaches mate, or a position where the
+//! loser can only keep checking or chasing, against every defence.
+
+use crate::common::{assert_ok, build_cmd};
+use crate::dtm::Dtm;
+use crate::reference::{to_fen, Mat, Solver};
+use rand::{Rng, SeedableRng};
+use std::path::Path;
+use xqtb::table::{metric_table_path, Metric, TableFile};
+use xqtb::tablebase::{LineEnd, Tablebase};
+use xqtb::{Color, Material, Outcome, Position};
+
+/// Materials compared with the reference, each with the `--rules` it is built under: the
+/// reference knows no rules on endless play, which change nothing where one side alone can
+/// attack (KRK … KNKA); where both can (KPKA, KPKP, KRKN) the build is without them. KPKP and
+/// KRKN have long mates through captures (a pawn or a piece taken on the way).
+const COMPARED: &[(&str, &str)] = &[
+    ("KRK", "asian"),
+    ("KNK", "asian"),
+    ("KPK", "asian"),
+    ("KNKA", "asian"),
+    ("KPKA", "none"),
+    ("KPKP", "none"),
+    ("KRKN", "none"),
+];
+
+/// Every position of the reference's tables of `COMPARED`, probed in the builder's DTM tables
+/// through the probing API: the same result and distance, and the mates' level `()` (there are
+/// no rules on endless play in the reference).
+#[test]
+fn builder_dtm_matches_the_reference() {
+    let mut solver = Solver::<Dtm>::new();
+    let mut report = Vec::new();
+    for &(material, rules) in COMPARED {
+        let mat = Mat::parse(material);
+        solver.solve(&mat);
+        let table = &solver.tables[&mat];
+        let dir = tempfile::tempdir().unwrap();
+        let args = ["--quiet", "--rules", rules, "--metric", "dtm"];
+        assert_ok(
+            material,
+            &build_cmd(material, dir.path(), &args).output().unwrap(),
+        );
+        let tb = Tablebase::open(dir.path()).unwrap();
+        let mut bad = Vec::new();
+        for (pos, want) in table.positions().zip(&table.values) {
+            let fen = to_fen(&pos);
+            let got = tb.probe_dtm(&xqtb::parse_fen(&fen).unwrap()).unwrap();
+            let level_ok = got.level().is_none_or(|l| l.is_mate());
+            let same = got.outcome().name() == want.result()
+                && got.distance().map(u32::from) == want.distance();
+            if !same || !level_ok {
+                bad.push(format!("  {fen}: builder {got}, reference {want:?}"));
+            }
+        }
+        println!(
+            "{material}: {} positions, {} differ",
+            table.values.len(),
+            bad.len()
+        );
+        if !bad.is_empty() {
+            let n = bad.len();
+            bad.truncate(6);
+            report.push(format!("{material}: {n} differ, e.g.\n{}", bad.join("\n")));
+        }
+    }
+    assert!(report.is_empty(), "{}", report.join("\n"));
+}
+
+/// Builds `material` in both metrics under the Asian rules into `dir`, with `extra` options.
+fn build_both(material: &str, dir: &Path, extra: &[&str]) {
+    let mut args = vec!["--quiet", "--metric", "both", "--rules", "asian"];
+    args.extend_from_slice(extra);
+    assert_ok(material, &build_cmd(material, dir, &args).output().unwrap());
+}
+
+/// Every table in `dir` of both metrics (by the DTC files present).
+fn materials_in(dir: &Path) -> Vec<Material> {
+    let mut v: Vec<Material> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().ok()?;
+            name.strip_suffix(".xqtb")?.parse().ok()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+/// Theorem 7 (Fang 2005) on the built tables, including a table whose captures lead into
+/// positions of orders above 0 (KRAKN takes the advisor into KRKN, which has two orders): the
+/// WDL stream of every DTM file equals the DTC file's block by block, and the seeds of each
+/// order (losses at distance 0 above order 0) are the same entries.
+#[test]
+fn dtm_tables_keep_the_dtc_results_and_seeds() {
+    let dir = tempfile::tempdir().unwrap();
+    build_both("KRAKN", dir.path(), &[]);
+    let mut orders_seen = 0;
+    for m in materials_in(dir.path()) {
+        let dtc = TableFile::open(&metric_table_path(dir.path(), m, Metric::Dtc), 1 << 20).unwrap();
+        let dtm = TableFile::open(&metric_table_path(dir.path(), m, Metric::Dtm), 1 << 20).unwrap();
+        let (hc, hm) = (dtc.header(), dtm.header());
+        assert_eq!(hc.max_order, hm.max_order, "{m}: orders");
+        for side in Color::ALL {
+            let (c, d) = (hc.sides[side], hm.sides[side]);
+            let wdl = |s: xqtb::table::SideCounts| (s.legal, s.win, s.draw, s.loss);
+            assert_eq!(wdl(c), wdl(d), "{m}: counts of {side:?}");
+        }
+        for side in Color::ALL {
+            for b in 0..hc.blocks_per_side() {
+                let (wc, wm) = (
+                    dtc.read_wdl_block(side, b).unwrap(),
+                    dtm.read_wdl_block(side, b).unwrap(),
+                );
+                assert!(wc == wm, "{m}: WDL of {side:?} block {b} differs");
+                let seeds = |f: &TableFile, phase0: u16| -> Vec<(usize, u16)> {
+                    f.read_stored(side, b)
+                        .unwrap()
+                        .iter()
+                        .enumerate()
+                        .filter_map(|(k, &c)| match xqtb::Value::from_code(c) {
+                            // Not the stand-ins of a derived side.
+                            Some(xqtb::Value::Decided { order, distance: 0 })
+                                if order >= phase0 && order != xqtb::value::DERIVED_ORDER =>
+                            {
+                                Some((k, order + 1 - phase0))
+                            }
+                            _ => None,
+                        })
+                        .collect()
+                };
+                let dtm_seeds = seeds(&dtm, hm.levels.phase0() as u16);
+                let dtc_seeds = seeds(&dtc, 1);
+                assert!(
+                    dtc_seeds == dtm_seeds,
+                    "{m}: seeds of {side:?} block {b}: {} in DTC, {} in DTM",
+                    dtc_seeds.len(),
+                    dtm_seeds.len()
+                );
+                orders_seen += dtm_seeds.len();
+            }
+        }
+    }
+    assert!(orders_seen > 0, "the family has seeds of orders above 0");
+}
+
+/// Resident and streamed DTM builds write the same bytes, at one and two threads.
+#[test]
+fn streamed_dtm_builds_are_byte_identical() {
+    let resident = tempfile::tempdir().unwrap();
+    build_both("KRAKN", resident.path(), &["--threads", "2"]);
+    for threads in ["1", "2"] {
+        let streamed = tempfile::tempdir().unwrap();
+        let extra = ["--stream", "--chunk-len", "65536", "--threads", threads];
+        build_both("KRAKN", streamed.path(), &extra);
+        for m in materials_in(resident.path()) {
+            let a = std::fs::read(metric_table_path(resident.path(), m, Metric::Dtm)).unwrap();
+            let b = std::fs::read(metric_table_path(streamed.path(), m, Metric::Dtm)).unwrap();
+            assert!(
+                a == b,
+                "{m}: streamed DTM file differs at {threads} thread(s)"
+            );
+        }
+    }
+}
+
+/// Theorem 8 (Fang 2005) across tables: from sampled wins of every level, the winner plays a
+/// DTM best move and the loser any move (each one in turn at the first ply, then random ones):
+/// after every ply the position stays won for the winner, its distance falls, and the game ends
+/// in mate, or in a loss at distance 0 of a level other than `()` (the loser can only check or
+/// chase forever). KRAKN's wins pass through captures into KRKN, KRK and KAKN.
+#[test]
+fn dtm_best_moves_mate_against_every_defence() {
+    let dir = tempfile::tempdir().unwrap();
+    build_both("KRAKN", dir.path(), &[]);
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let m: Material = "KRAKN".parse().unwrap();
+    let file = tb.table_of(m, Metric::Dtm).unwrap();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(32);
+    let (mut games, mut ended) = (0, [0usize; 2]);
+    let mut levels_seen = std::collections::BTreeSet::new();
+    while games < 300 {
+        let index = rng.gen_range(0..file.indexer().size());
+        let side = Color::ALL[rng.gen_range(0..2)];
+        let Some(pos) = file.indexer().decode(index, side) else {
+            continue;
+        };
+        if pos.opponent_in_check() || tb.probe_wdl(&pos).unwrap() != Outcome::Win {
+            continue;
+        }
+        let start = tb.probe_dtm(&pos).unwrap();
+        levels_seen.insert(start.level().unwrap().clone());
+        let best = tb.best_dtm_moves(&pos).unwrap();
+        let mut after = pos.clone();
+        after.play(best[0].mv);
+        // The winner's best move may already leave the loser only perpetual checks.
+        for defence in after.legal_moves() {
+            let end = play_out(&tb, &after, defence, &mut rng);
+            ended[(end == LineEnd::Perpetual) as usize] += 1;
+        }
+        games += 1;
+    }
+    println!(
+        "{games} wins, {} games ending in mate, {} in a ruling; levels {levels_seen:?}",
+        ended[0], ended[1]
+    );
+    assert!(
+        levels_seen.len() > 1,
+        "wins of several levels sampled: {levels_seen:?}"
+    );
+}
+
+/// Plays `defence` from `pos` (lost for its side to move), then the winner's first best move
+/// and random defences until the game ends; checks every ply and returns how it ended.
+fn play_out(tb: &Tablebase, pos: &Position, defence: xqtb::Move, rng: &mut impl Rng) -> LineEnd {
+    let mut cur = pos.clone();
+    let mut last: Option<u16> = None;
+    let mut mv = Some(defence);
+    loop {
+        let v = tb.probe_dtm(&cur).unwrap();
+        let d = v.distance().expect("stays decided");
+        if let Some(before) = last {
+            assert!(d < before, "{}: the distance grew to {d}", to_fen_x(&cur));
+        }
+        last = Some(d);
+        if cur.legal_moves().is_empty() {
+            return LineEnd::Mate;
+        }
+        let next = match v.outcome() {
+            Outcome::Win => {
+                let best = tb.best_dtm_moves(&cur).unwrap();
+                assert_eq!(
+                    best[0].for_mover().distance(),
+                    Some(d),
+                    "{}",
+                    to_fen_x(&cur)
+                );
+                best[0].mv
+            }
+            Outcome::Loss if d == 0 => {
+                let ruling = !v.level().unwrap().is_mate();
+                assert!(ruling, "{}: lost at 0 with moves", to_fen_x(&cur));
+                return LineEnd::Perpetual;
+            }
+            Outcome::Loss => mv.take().unwrap_or_else(|| {
+                let moves = cur.legal_moves();
+                moves[rng.gen_range(0..moves.len())]
+            }),
+            Outcome::Draw => panic!("{}: a won game reached a draw", to_fen_x(&cur)),
+        };
+        cur.play(next);
+    }
+}
+
+fn to_fen_x(p: &Position) -> String {
+    xqtb::fen::to_fen(p)
+}
