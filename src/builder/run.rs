@@ -276,8 +276,12 @@ fn resume_or_initialise(
         };
         match events {
             Ok(events) => {
+                let at = match table.metric {
+                    Metric::Dtc => "order",
+                    Metric::Dtm => "level",
+                };
                 progress.note(&format!(
-                    "{material}: resuming after order {} ply {}",
+                    "{material}: resuming after {at} {} ply {}",
                     m.order, m.ply
                 ));
                 return Ok((work, (m.order, m.ply), events));

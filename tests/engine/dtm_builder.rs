@@ -259,3 +259,52 @@ fn play_out(tb: &Tablebase, pos: &Position, defence: xqtb::Move, rng: &mut impl 
 fn to_fen_x(p: &Position) -> String {
     xqtb::fen::to_fen(p)
 }
+
+/// A DTM build killed in phase 0 (in the level a capture into KRKN's order 1 brings, after a
+/// checkpoint) and one killed in its own order 1 resume to the bytes of an uninterrupted build.
+#[test]
+fn killed_dtm_builds_resume_to_identical_bytes() {
+    let clean = tempfile::tempdir().unwrap();
+    build_both("KRAKN", clean.path(), &[]);
+    let want = std::fs::read(metric_table_path(
+        clean.path(),
+        "KRAKN".parse().unwrap(),
+        Metric::Dtm,
+    ));
+    // KRAKN's levels: () and (0, 1) of phase 0, then (1): its order 1.
+    for at in ["KRAKN:1:3", "KRAKN:2:2"] {
+        let dir = tempfile::tempdir().unwrap();
+        let args = [
+            "--stream",
+            "--chunk-len",
+            "262144",
+            "--checkpoint-secs",
+            "0",
+        ];
+        // DTM only: the DTC build of KRAKN would stop at the same order and ply.
+        let mut killed = build_cmd("KRAKN", dir.path(), &["--quiet", "--metric", "dtm"]);
+        killed.args(args).env("XQTB_TEST_ABORT_AT", at);
+        let out = killed.output().unwrap();
+        assert!(!out.status.success(), "the build stopped at {at}");
+        let resumed = build_cmd("KRAKN", dir.path(), &["--metric", "both"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert_ok("resumed", &resumed);
+        let notes = String::from_utf8_lossy(&resumed.stderr);
+        let (level, ply) = at[6..].split_once(':').unwrap();
+        assert!(
+            notes.contains(&format!("resuming after level {level} ply {ply}")),
+            "{notes}"
+        );
+        let got = std::fs::read(metric_table_path(
+            dir.path(),
+            "KRAKN".parse().unwrap(),
+            Metric::Dtm,
+        ));
+        assert!(
+            got.unwrap() == *want.as_ref().unwrap(),
+            "killed at {at}: other bytes"
+        );
+    }
+}
