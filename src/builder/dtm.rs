@@ -1,6 +1,6 @@
 //! Distance to mate (Fang, Section 5.1) on the DTC engine: the same plies and orders, with the
 //! captures' values brought in at their own distances (`formats/build.md` §2.1,
-//! `docs/dtm-levels.md`).
+//! `formats/dtm.md`).
 //!
 //! In DTC a capture ends the count, so initialisation settles every capture at once. In DTM a
 //! capture into a position of value `(K, d)` of the smaller table counts like a quiet move into
@@ -11,7 +11,7 @@
 //! a pending **event** in the unresolved entry. Phase 0 runs one sub-phase per level of phase
 //! 0, in increasing key order, and each ply fires its level's events after its passes. Every
 //! capture is thus in before the first pattern of the Asian rules is sought, which keeps the
-//! win/draw/loss of the DTC table (Fang's Theorem 7; the argument: `docs/dtm-levels.md` §3).
+//! win/draw/loss of the DTC table (Fang's Theorem 7; the argument: `formats/dtm.md` §3).
 
 use super::dtc::{self, Scheduled};
 use super::entry::{self, MAX_EVENT_LEVEL, MAX_EVENT_PLY, NEVER};

@@ -1,4 +1,4 @@
-//! Distance-to-mate levels across tables (`docs/dtm-levels.md`, `formats/table.md` §4.2).
+//! Distance-to-mate levels across tables (`formats/dtm.md`, `formats/table.md` §4.2).
 //!
 //! In the DTC metric a capture ends the count, so a table's orders are its own (Fang,
 //! "The Nature of Retrograde Analysis for Chinese Chess", 2005, Section 5.3). In the DTM metric

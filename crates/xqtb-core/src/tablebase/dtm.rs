@@ -3,7 +3,7 @@
 //!
 //! A DTM value is a distance in plies to mate and a **level**: the key `()` for a mate (through
 //! any captures), otherwise where the Asian rules' ruling falls: `(0, …, 0, k)` is the `k`-th
-//! phase of the table reached after as many captures as zeros (`docs/dtm-levels.md`). Best moves
+//! phase of the table reached after as many captures as zeros (`formats/dtm.md`). Best moves
 //! follow Fang's Definition 9 with the level in place of the order: the winner takes the lowest
 //! level, then the shortest mate; the loser the highest level, then the longest. Along best moves
 //! the distance falls by one a ply and the level stays (Theorem 8), through captures too.
