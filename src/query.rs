@@ -9,7 +9,7 @@ use crate::notation;
 use crate::piece::{Color, Role};
 use crate::position::Position;
 use crate::qstring::{parse_qstring, to_qstring};
-use crate::table::{file_name, wdl_outcome, TableError};
+use crate::table::{file_name, metric_file_name, wdl_outcome, Metric, TableError};
 use crate::tablebase::{Dtm, DtmMove, LineEnd, MoveValue, ProbeError, Tablebase};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -373,6 +373,12 @@ pub struct TableStats {
     /// Per order, both sides to move together: positions won and lost at it, and its longest
     /// win (Fang's levels; the seed's statistics page).
     pub orders: Vec<OrderStats>,
+    /// `dtc` or `dtm`.
+    pub metric: &'static str,
+    /// DTM: the key of each level index (what `order` means in a DTM table: `[]` mate, `[0, 2]`
+    /// the second phase of the table one capture down, `[1]` this table's first phase).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub levels: Option<Vec<Vec<u16>>>,
 }
 
 /// One order's positions, both sides to move.
@@ -433,8 +439,18 @@ fn merge_pawns(mut a: PawnTally, b: PawnTally) -> PawnTally {
 /// and, for tables with pawns, the split by most advanced pawns are read from the entries,
 /// blocks in parallel.
 pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, ProbeError> {
+    table_stats_of(tb, material, Metric::Dtc)
+}
+
+/// [`table_stats`] of the `metric` table (DTM: the orders are level indices, `levels` says
+/// which key each is).
+pub fn table_stats_of(
+    tb: &Tablebase,
+    material: Material,
+    metric: Metric,
+) -> Result<TableStats, ProbeError> {
     use rayon::prelude::*;
-    let t = tb.table(material)?;
+    let t = tb.table_of(material, metric)?;
     let h = t.file.header().clone();
     let has_pawns = h.material.count(Color::Red, Role::Pawn) > 0
         || h.material.count(Color::Black, Role::Pawn) > 0;
@@ -525,12 +541,18 @@ pub fn table_stats(tb: &Tablebase, material: Material) -> Result<TableStats, Pro
     let w = sides.pop().expect("two sides");
     let mut stats = TableStats {
         material: h.material.to_string(),
-        file: file_name(h.material),
+        file: metric_file_name(h.material, metric),
         file_bytes: h.file_len,
         rule_set: h.rule_set.name(),
         max_order: h.max_order,
         sides: Sides { w, b },
         orders: Vec::new(),
+        metric: metric.name(),
+        levels: (metric == Metric::Dtm).then(|| {
+            (0..h.levels.len() as u16)
+                .map(|i| h.levels.key(i).expect("in range").phases().to_vec())
+                .collect()
+        }),
     };
     stats.orders = order_stats(&stats);
     Ok(stats)

@@ -337,8 +337,7 @@ fn pull_range<'e>(
 pub fn propagate(
     work: &mut Work,
     graph: &Graph,
-    order: u16,
-    mut ply: u32,
+    (order, mut ply): (u16, u32),
     progress: &dyn Progress,
     dirty: Option<&ByColor<Bitmap>>,
     scheduled: &mut dyn Scheduled,

@@ -29,6 +29,9 @@ use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::sync::atomic::Ordering::Relaxed;
 
+/// A capture event: the level and ply it fires at.
+type Event = (u16, u16);
+
 /// The initial entry of a legal position of `material` in a DTM build (`in_check`: whether the
 /// side to move is in check): a mate or stalemate (lost at 0), or unresolved with its quiet
 /// moves counted and its deciding capture pending.
@@ -39,7 +42,7 @@ pub fn initial(
     subs: &Subtables,
 ) -> Result<u32, BuildError> {
     // The best capture into a lost position, and the last into a won one, as (level, ply).
-    let (mut win, mut last): (Option<(u16, u16)>, Option<(u16, u16)>) = (None, None);
+    let (mut win, mut last): (Option<Event>, Option<Event>) = (None, None);
     let mut drawn = false;
     let mut failed = None;
     let quiet = pos.legal_captures(in_check, usize::MAX, |pos, m| {
@@ -69,7 +72,7 @@ pub fn initial(
     }
     let (quiet, counted) = quiet.expect("the walk never stops early");
     debug_assert!(counted, "every quiet move counted");
-    let limit = |(level, ply): (u16, u16)| {
+    let limit = |(level, ply): Event| {
         if level > MAX_EVENT_LEVEL || ply > MAX_EVENT_PLY {
             return Err(BuildError::Limit(format!(
                 "table {material}: a capture decides {} at ply {ply} of level {level}; a \
@@ -266,8 +269,7 @@ pub fn propagate_phase0(
         let plies = dtc::propagate(
             work,
             graph,
-            level,
-            from,
+            (level, from),
             progress,
             None,
             &mut due,

@@ -131,8 +131,7 @@ pub fn solve_orders(
         dtc::propagate(
             work,
             graph,
-            level,
-            0,
+            (level, 0),
             progress,
             Some(&state.dirty),
             &mut dtc::Unscheduled,

@@ -368,8 +368,7 @@ fn solve(
         dtc::propagate(
             work,
             graph,
-            first_level,
-            first_ply,
+            (first_level, first_ply),
             progress,
             None,
             &mut dtc::Unscheduled,

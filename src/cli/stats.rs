@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 use xqtb::query;
+use xqtb::table::Metric;
 use xqtb::tablebase::Tablebase;
 use xqtb::Material;
 
@@ -18,13 +19,36 @@ pub struct Args {
     /// "b": {...}}}` (`formats/api.md`).
     #[arg(long)]
     json: bool,
+    /// Which table: `dtc` (`<M>.xqtb`) or `dtm` (`<M>.xqdtm`, built with `--metric dtm`), whose
+    /// orders are levels (`formats/dtm.md`).
+    #[arg(long, value_enum, default_value_t = MetricArg::Dtc)]
+    metric: MetricArg,
+}
+
+/// `--metric`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum MetricArg {
+    Dtc,
+    Dtm,
 }
 
 /// Prints a table's statistics per side to move (or as JSON).
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     let material: Material = args.material.parse()?;
     let tb = Tablebase::new(&args.dir, 1 << 20);
-    let stats = query::table_stats(&tb, material)?;
+    let metric = match args.metric {
+        MetricArg::Dtc => Metric::Dtc,
+        MetricArg::Dtm => Metric::Dtm,
+    };
+    let stats = query::table_stats_of(&tb, material, metric)?;
+    // A DTM table's orders are level indices: shown as their keys.
+    let level = |order: u16| match &stats.levels {
+        None => format!("order {order}"),
+        Some(keys) => {
+            let phases: Vec<String> = keys[order as usize].iter().map(u16::to_string).collect();
+            format!("level ({})", phases.join(", "))
+        }
+    };
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&stats)?)?;
         return Ok(());
@@ -53,15 +77,19 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         for l in &st.longest_wins {
             writeln!(
                 out,
-                "  longest win: {} plies (order {}): {}",
-                l.distance, l.order, l.fen
+                "  longest win: {} plies ({}): {}",
+                l.distance,
+                level(l.order),
+                l.fen
             )?;
         }
         for h in &st.histogram {
             writeln!(
                 out,
-                "  order {} distance {:>4}: {}",
-                h.order, h.distance, h.positions
+                "  {} distance {:>4}: {}",
+                level(h.order),
+                h.distance,
+                h.positions
             )?;
         }
         for p in st.pawn_ranks.iter().flatten() {
@@ -80,16 +108,22 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     }
     writeln!(
         out,
-        "rule set {}, {} order{}:",
+        "{}, rule set {}, {} {}{}:",
+        stats.metric.to_uppercase(),
         stats.rule_set,
         stats.orders.len(),
+        if stats.levels.is_some() {
+            "level"
+        } else {
+            "order"
+        },
         if stats.orders.len() == 1 { "" } else { "s" }
     )?;
     for o in &stats.orders {
         writeln!(
             out,
-            "  order {:>3}: {} win, {} loss{}",
-            o.order,
+            "  {}: {} win, {} loss{}",
+            level(o.order),
             o.win,
             o.loss,
             o.longest_win.as_ref().map_or(String::new(), |l| format!(

@@ -200,6 +200,9 @@ pub struct Tablebase {
     id: AtomicU64,
 }
 
+/// The table a thread probed last: (tablebase id, material and metric, table).
+type LastTable = (u64, (Material, Metric), Arc<OpenTable>);
+
 /// Numbers [`Tablebase`]s for [`LAST`].
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
@@ -209,7 +212,7 @@ thread_local! {
     /// table's shared reference count, which many threads would otherwise contend for on every
     /// probe. (It keeps that one table open until the thread probes another or ends, even if
     /// its tablebase is dropped meanwhile.)
-    static LAST: RefCell<Option<(u64, (Material, Metric), Arc<OpenTable>)>> = const { RefCell::new(None) };
+    static LAST: RefCell<Option<LastTable>> = const { RefCell::new(None) };
 }
 
 /// One legal move and the value of the position it leads to (for the side to move there).
