@@ -12,9 +12,12 @@
 //! must be exactly the table's `(r, 0)` entries, and above the highest order no pattern may be
 //! left (the draws). Bits per entry in RAM, as the builder's. Entries that are not legal positions are skipped (the file stores
 //! nothing for them), and the header's counts must match the entries. Streaming: blocks in parallel, children read through
-//! bounded block caches.
+//! bounded block caches. Distance-to-mate tables have their own verifier ([`verify_dtm`]).
 
+mod dtm;
 mod orders;
+
+pub use dtm::{verify_dtm, DtcCheck, DtmError, DtmReport};
 
 use crate::fen::to_fen;
 use crate::material::Material;
