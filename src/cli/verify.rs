@@ -1,7 +1,11 @@
-//! `xqtb verify --dir <DIR> [<MATERIAL>...]`
+//! `xqtb verify --dir <DIR> [--metric dtc|dtm|both] [<MATERIAL>...]`
 
-use std::path::PathBuf;
+use super::build::MetricArg;
+use std::path::{Path, PathBuf};
+use xqtb::builder::Metrics;
+use xqtb::table::{metric_table_path, read_header, Metric};
 use xqtb::tablebase::Tablebase;
+use xqtb::verify::{DtcCheck, Report};
 use xqtb::Material;
 
 /// The arguments of `xqtb verify`.
@@ -9,9 +13,13 @@ use xqtb::Material;
 pub struct Args {
     #[arg(long)]
     dir: PathBuf,
-    /// Tables to verify (default: every `*.xqtb` in the directory).
+    /// Tables to verify (default: every table of the metric in the directory).
     materials: Vec<String>,
-    /// Block cache per open table, e.g. 64M.
+    /// Which tables to verify: `dtc` (`<M>.xqtb`), `dtm` (distance to mate, `<M>.xqdtm`: its
+    /// entries, and its win/draw/loss against `<M>.xqtb` if present) or `both`.
+    #[arg(long, value_enum, default_value_t = MetricArg::Dtc)]
+    metric: MetricArg,
+    /// Block cache per open table, e.g. 64M (DTC; a DTM check holds every value in memory).
     #[arg(long, value_parser = super::parse_size, default_value = "64M")]
     cache: u64,
     #[arg(long)]
@@ -20,35 +28,66 @@ pub struct Args {
     quiet: bool,
 }
 
-/// Verifies the given tables (default: every `*.xqtb` in `--dir`, smallest first), checksums
-/// then entries, printing one line per table; an error if any fails.
+/// Verifies the given tables of each metric asked for (default: every table of that metric in
+/// `--dir`, smallest first), checksums then entries, printing one line per table; an error if
+/// any fails.
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     super::init_threads(args.threads)?;
-    let mut materials: Vec<Material> = args
+    let given: Vec<Material> = args
         .materials
         .iter()
         .map(|m| m.parse::<Material>().map(|m| m.canonical()))
         .collect::<Result<_, _>>()?;
-    if materials.is_empty() {
-        let rd =
-            std::fs::read_dir(&args.dir).map_err(|e| format!("{}: {e}", args.dir.display()))?;
-        for e in rd {
-            let name = e?.file_name().to_string_lossy().into_owned();
-            if let Some(m) = name
-                .strip_suffix(".xqtb")
-                .and_then(|m| m.parse::<Material>().ok())
-            {
-                materials.push(m);
-            }
-        }
-        materials.sort_by_key(|m| (m.piece_count(), m.to_string()));
-        if materials.is_empty() {
-            return Err(format!("no tables in {}", args.dir.display()).into());
+    let mut bad = 0;
+    for &metric in Metrics::from(args.metric).list() {
+        let materials = match given.is_empty() {
+            true => tables_in(&args.dir, metric)?,
+            false => given.clone(),
+        };
+        bad += match metric {
+            Metric::Dtc => verify_dtc(&args, &materials, out)?,
+            Metric::Dtm => verify_dtm(&args, &materials, out)?,
+        };
+    }
+    if bad > 0 {
+        return Err(format!("{bad} table(s) failed verification").into());
+    }
+    Ok(())
+}
+
+/// The materials of every table of `metric` in `dir`, smallest first.
+fn tables_in(dir: &Path, metric: Metric) -> super::Result<Vec<Material>> {
+    // The extension of the metric's file names (`table::metric_file_name`).
+    let ext = match metric {
+        Metric::Dtc => ".xqtb",
+        Metric::Dtm => ".xqdtm",
+    };
+    let mut materials = Vec::new();
+    for e in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
+        let name = e?.file_name().to_string_lossy().into_owned();
+        if let Some(m) = name
+            .strip_suffix(ext)
+            .and_then(|m| m.parse::<Material>().ok())
+        {
+            materials.push(m);
         }
     }
+    materials.sort_by_key(|m| (m.piece_count(), m.to_string()));
+    if materials.is_empty() {
+        return Err(match metric {
+            Metric::Dtc => format!("no tables in {}", dir.display()),
+            Metric::Dtm => format!("no distance-to-mate tables (*{ext}) in {}", dir.display()),
+        }
+        .into());
+    }
+    Ok(materials)
+}
+
+/// Verifies DTC tables, a line each; returns how many failed.
+fn verify_dtc(args: &Args, materials: &[Material], out: super::Out) -> super::Result<usize> {
     let tb = Tablebase::new(&args.dir, args.cache as usize);
     let mut bad = 0;
-    for m in materials {
+    for &m in materials {
         let entries = tb
             .table(m)
             .map(|t| 4 * t.file.header().entries) // two passes over both sides
@@ -56,31 +95,73 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         let bar = super::progress_bar(entries, &format!("verify {m}"), args.quiet);
         let result = xqtb::verify::verify_table(&tb, m, &|n| bar.inc(n));
         bar.finish_and_clear();
-        match result {
-            Ok(r) if r.failure_count == 0 => {
-                writeln!(out, "{m}: ok ({} entries)", r.entries_checked)?;
-            }
+        let line = match result {
+            Ok(r) => report_lines(&m.to_string(), &r, "", "their children"),
+            Err(e) => Err(format!("{m}: FAILED: {e}")),
+        };
+        bad += print(line, out)?;
+    }
+    Ok(bad)
+}
+
+/// Verifies DTM tables, a line each; returns how many failed.
+fn verify_dtm(args: &Args, materials: &[Material], out: super::Out) -> super::Result<usize> {
+    let mut bad = 0;
+    for &m in materials {
+        let name = format!("{m} dtm");
+        let path = metric_table_path(&args.dir, m, Metric::Dtm);
+        let entries = read_header(&path).map(|h| 2 * h.entries).unwrap_or(0);
+        let bar = super::progress_bar(entries, &format!("verify {name}"), args.quiet);
+        let result = xqtb::verify::verify_dtm(&args.dir, m, &|n| bar.inc(n));
+        bar.finish_and_clear();
+        let line = match result {
             Ok(r) => {
-                bad += 1;
-                writeln!(
-                    out,
-                    "{m}: FAILED: {} entries contradict their children",
-                    r.failure_count
-                )?;
-                for f in &r.failures {
-                    writeln!(out, "  {}: {}", f.fen, f.what)?;
-                }
+                let against = match &r.dtc {
+                    DtcCheck::Compared(p) => {
+                        format!("; win/draw/loss and phase seeds as {}", p.display())
+                    }
+                    DtcCheck::Absent(p) => format!(
+                        "; {} absent: win/draw/loss not compared with DTC (Theorem 7), phase \
+                         seeds checked against their moves only",
+                        p.display()
+                    ),
+                };
+                report_lines(
+                    &name,
+                    &r.report,
+                    &against,
+                    "their children or the DTC table",
+                )
             }
-            Err(e) => {
-                bad += 1;
-                writeln!(out, "{m}: FAILED: {e}")?;
-            }
-        }
-        // Each table's line as it is done, not all at the end (stdout is buffered).
-        out.flush()?;
+            Err(e) => Err(format!("{name}: FAILED: {e}")),
+        };
+        bad += print(line, out)?;
     }
-    if bad > 0 {
-        return Err(format!("{bad} table(s) failed verification").into());
+    Ok(bad)
+}
+
+/// A table's lines: `Ok` if it passed, `Err` with its failures if not.
+fn report_lines(name: &str, r: &Report, note: &str, against: &str) -> Result<String, String> {
+    if r.failure_count == 0 {
+        return Ok(format!("{name}: ok ({} entries{note})", r.entries_checked));
     }
-    Ok(())
+    let mut s = format!(
+        "{name}: FAILED: {} entries contradict {against}",
+        r.failure_count
+    );
+    for f in &r.failures {
+        s.push_str(&format!("\n  {}: {}", f.fen, f.what));
+    }
+    Err(s)
+}
+
+/// Prints a table's lines at once (stdout is buffered); returns 1 if it failed.
+fn print(lines: Result<String, String>, out: super::Out) -> super::Result<usize> {
+    let (text, bad) = match lines {
+        Ok(s) => (s, 0),
+        Err(s) => (s, 1),
+    };
+    writeln!(out, "{text}")?;
+    out.flush()?;
+    Ok(bad)
 }
