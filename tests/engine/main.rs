@@ -26,5 +26,6 @@ mod asian_rules;
 mod dtc_reference;
 mod dtm_builder;
 mod dtm_reference;
+mod dtm_verify;
 mod fang_graphs;
 mod fang_materials;
