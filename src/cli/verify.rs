@@ -110,34 +110,46 @@ fn verify_dtm(args: &Args, materials: &[Material], out: super::Out) -> super::Re
     for &m in materials {
         let name = format!("{m} dtm");
         let path = metric_table_path(&args.dir, m, Metric::Dtm);
-        let entries = read_header(&path).map(|h| 2 * h.entries).unwrap_or(0);
+        let header = read_header(&path).ok();
+        let entries = header.as_ref().map_or(0, |h| 2 * h.entries);
+        // Without own phases there are no seeds to speak of.
+        let phases = header.is_some_and(|h| h.max_order > 0);
         let bar = super::progress_bar(entries, &format!("verify {name}"), args.quiet);
         let result = xqtb::verify::verify_dtm(&args.dir, m, &|n| bar.inc(n));
         bar.finish_and_clear();
         let line = match result {
-            Ok(r) => {
-                let against = match &r.dtc {
-                    DtcCheck::Compared(p) => {
-                        format!("; win/draw/loss and phase seeds as {}", p.display())
-                    }
-                    DtcCheck::Absent(p) => format!(
-                        "; {} absent: win/draw/loss not compared with DTC (Theorem 7), phase \
-                         seeds checked against their moves only",
-                        p.display()
-                    ),
-                };
-                report_lines(
-                    &name,
-                    &r.report,
-                    &against,
-                    "their children or the DTC table",
-                )
-            }
+            Ok(r) => report_lines(
+                &name,
+                &r.report,
+                &dtc_note(&r.dtc, phases),
+                "their children or the DTC table",
+            ),
             Err(e) => Err(format!("{name}: FAILED: {e}")),
         };
         bad += print(line, out)?;
     }
     Ok(bad)
+}
+
+/// What a DTM table's line says of the comparison with its DTC table (Theorem 7); the seeds
+/// are named only if the table has own phases.
+fn dtc_note(check: &DtcCheck, phases: bool) -> String {
+    let seeds = match phases {
+        true => " and phase seeds",
+        false => "",
+    };
+    match check {
+        DtcCheck::Compared(p) => format!("; win/draw/loss{seeds} as {}", p.display()),
+        DtcCheck::Absent(p) if phases => format!(
+            "; {} absent: win/draw/loss not compared with DTC (Theorem 7), phase seeds checked \
+             against their moves only",
+            p.display()
+        ),
+        DtcCheck::Absent(p) => format!(
+            "; {} absent: win/draw/loss not compared with DTC (Theorem 7)",
+            p.display()
+        ),
+    }
 }
 
 /// A table's lines: `Ok` if it passed, `Err` with its failures if not.
