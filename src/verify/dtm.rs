@@ -1,6 +1,6 @@
 //! Verification of a distance-to-mate table (`<M>.xqdtm`; Fang, "The Nature of Retrograde
 //! Analysis for Chinese Chess", 2005, Section 5.1, Definitions 8 and 9, Theorems 7 and 8; the
-//! levels across captures: `docs/dtm-levels.md`). Like syzygy's `rtbver`, it reads every entry's
+//! levels across captures: `formats/dtm.md`). Like syzygy's `rtbver`, it reads every entry's
 //! children forward, from this file and the supporting DTM files, and shares no code with the
 //! builder's propagation: a check that ran the same code as the build would miss its bugs.
 //!
