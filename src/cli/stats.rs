@@ -1,8 +1,9 @@
 //! `xqtb stats --dir <DIR> <MATERIAL> [--json]`
 
+use super::build::MetricArg;
 use std::path::PathBuf;
+use xqtb::builder::Metrics;
 use xqtb::query;
-use xqtb::table::Metric;
 use xqtb::tablebase::Tablebase;
 use xqtb::Material;
 
@@ -19,28 +20,26 @@ pub struct Args {
     /// "b": {...}}}` (`formats/api.md`).
     #[arg(long)]
     json: bool,
-    /// Which table: `dtc` (`<M>.xqtb`) or `dtm` (`<M>.xqdtm`, built with `--metric dtm`), whose
-    /// orders are levels (`formats/dtm.md`).
+    /// Which table: `dtc` (`<M>.xqtb`), `dtm` (`<M>.xqdtm`, built with `--metric dtm`, whose
+    /// orders are levels: `formats/dtm.md`), or `both` (one after the other; with `--json` one
+    /// object a line).
     #[arg(long, value_enum, default_value_t = MetricArg::Dtc)]
     metric: MetricArg,
 }
 
-/// `--metric`.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum MetricArg {
-    Dtc,
-    Dtm,
-}
-
-/// Prints a table's statistics per side to move (or as JSON).
+/// Prints a table's statistics per side to move (or as JSON), for each metric asked.
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     let material: Material = args.material.parse()?;
     let tb = Tablebase::new(&args.dir, 1 << 20);
-    let metric = match args.metric {
-        MetricArg::Dtc => Metric::Dtc,
-        MetricArg::Dtm => Metric::Dtm,
-    };
-    let stats = query::table_stats_of(&tb, material, metric)?;
+    for &metric in Metrics::from(args.metric).list() {
+        let stats = query::table_stats_of(&tb, material, metric)?;
+        print_stats(&stats, args.json, out)?;
+    }
+    Ok(())
+}
+
+/// One table's statistics, as text or a JSON line.
+fn print_stats(stats: &query::TableStats, json: bool, out: super::Out) -> super::Result<()> {
     // A DTM table's orders are level indices: shown as their keys.
     let level = |order: u16| match &stats.levels {
         None => format!("order {order}"),
@@ -49,8 +48,8 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
             format!("level ({})", phases.join(", "))
         }
     };
-    if args.json {
-        writeln!(out, "{}", serde_json::to_string(&stats)?)?;
+    if json {
+        writeln!(out, "{}", serde_json::to_string(stats)?)?;
         return Ok(());
     }
     for (side, st) in stats.sides.iter() {

@@ -308,3 +308,45 @@ fn killed_dtm_builds_resume_to_identical_bytes() {
         );
     }
 }
+
+/// KNKA's longest mate, 37 plies with Red to move in the C++ generator's tables
+/// (`tests/engine/dtm_reference.rs`): the principal line to mate has 37 moves and ends in mate,
+/// and `probe` and `stats --metric dtm` say so.
+#[test]
+fn the_longest_knka_mate_through_api_and_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    build_both("KNKA", dir.path(), &[]);
+    let fen = "9/9/4ka3/9/9/9/9/9/9/5K2N w";
+    let tb = Tablebase::open(dir.path()).unwrap();
+    let line = tb.dtm_line(&xqtb::parse_fen(fen).unwrap()).unwrap();
+    assert_eq!((line.moves.len(), line.end), (37, LineEnd::Mate));
+    let distances: Vec<u16> = line
+        .moves
+        .iter()
+        .map(|m| m.value.distance().unwrap())
+        .collect();
+    assert_eq!(distances, (0..37).rev().collect::<Vec<u16>>());
+
+    let probe = crate::common::xqtb()
+        .args(["probe", "--dir"])
+        .arg(dir.path())
+        .arg(fen)
+        .output()
+        .unwrap();
+    assert_ok("probe", &probe);
+    let text = String::from_utf8_lossy(&probe.stdout);
+    assert!(text.contains("distance to mate: win 37"), "{text}");
+    assert!(text.contains("dtm loss 36 *"), "{text}");
+
+    let stats = crate::common::xqtb()
+        .args(["stats", "KNKA", "--metric", "dtm", "--json", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_ok("stats", &stats);
+    let j: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert_eq!(j["metric"], "dtm");
+    assert_eq!(j["file"], "KNKA.xqdtm");
+    assert_eq!(j["levels"], serde_json::json!([[]]));
+    assert_eq!(j["sides"]["w"]["longest_win"]["distance"], 37);
+}
