@@ -18,11 +18,28 @@ const TEXT = {
     'explain': 'Value: plies (half-moves) to the next conversion, a capture or mate, with best play by both sides; odd means the side to move wins, even that it loses. Order: how many times the winner forces the loser into a perpetual check or chase, which the Asian rules forbid; 0 means the result needs no such ruling.',
     'explain.orders': 'This position has order {o} > 0: before the next conversion the winning side forces the loser {o} more time(s) into a perpetual check or chase, which the Asian rules decide against the side that keeps checking or chasing; the distance counts plies to the next such situation.',
     'more': 'More in Help.',
+    'plies.one': '1 ply', 'plies.many': '{d} plies',
+    'dtm.win': '{side} to move mates in {plies}',
+    'dtm.loss': '{side} to move is mated in {plies}',
+    'dtm.mated': '{side} to move is checkmated',
+    'dtm.stalemated': '{side} to move is stalemated (a loss)',
+    'dtm.draw': 'Distance to mate: none (draw)',
+    'dtm.perp.win': '{side} to move wins: in {plies} the loser can only check or chase forever (DTM level {k})',
+    'dtm.perp.loss': '{side} to move loses: in {plies} it can only check or chase forever (DTM level {k})',
+    'dtm.perp0': '{side} to move loses: it can only check or chase forever (DTM level {k})',
+    'dtm.levelnote': 'DTM level {k}: the distance counts plies not to mate but to a position where the losing side can only check or chase forever, which the rules forbid: phase {p} of the Asian rules, {where}.',
+    'dtm.where.here': 'in this table',
+    'dtm.where.one': 'in the table reached after 1 capture',
+    'dtm.where.many': 'in the table reached after {j} captures',
+    'explain.dtm': 'DTM, distance to mate: plies to checkmate or stalemate (a loss in Xiangqi) with best play under this metric, counted through captures; a DTM level other than () counts to a ruling on perpetual check or chase instead. Win, draw or loss is the same under both metrics.',
+    'metric.label': 'Moves ordered and best (*) by',
+    'metric.dtc': 'distance to conversion', 'metric.dtm': 'distance to mate',
+    'legend.dtm': 'M36: distance to mate of the position after the move, for the side to move there; M2 (0, 1): plies to the ruling of that DTM level · bold: a best move under that metric',
     'check': 'in check',
     'g.win': 'Winning moves', 'g.draw': 'Drawing moves', 'g.loss': 'Losing moves',
     'nomoves': 'No legal move: {side} is {how}.', 'mated': 'checkmated', 'stalemated': 'stalemated (a loss in Xiangqi)',
     'btn.back': '← Back', 'btn.fwd': 'Forward →', 'btn.suggest': 'Suggested move', 'btn.line': 'Play to conversion',
-    'btn.stop': 'Stop', 'btn.flip': 'Flip board', 'btn.play': 'Play mode', 'btn.edit': 'Edit position',
+    'btn.mate': 'Play to mate', 'btn.stop': 'Stop', 'btn.flip': 'Flip board', 'btn.play': 'Play mode', 'btn.edit': 'Edit position',
     'btn.lookup': 'Look up answers', 'btn.restart': 'Restart', 'btn.load': 'Load', 'btn.analyse': 'Analyse',
     'btn.clear': 'Clear', 'btn.kings': 'Kings only', 'btn.start': 'Start position',
     'fen': 'FEN', 'qstring': 'Classic position string',
@@ -30,6 +47,8 @@ const TEXT = {
     'chases': 'chases the piece on {points}',
     'line.end.conversion': 'Conversion reached.', 'line.end.mate': 'Mate.', 'line.end.stalemate': 'Stalemate: a loss in Xiangqi.',
     'line.end.draw': 'A draw: best play converts nothing.', 'line.end.limit': 'Stopped at the length limit.',
+    'line.end.perpetual': 'The side to move can only check or chase forever, which the rules forbid: it loses.',
+    'line.end.nodtm': 'No distance-to-mate table for this position: the line stops here.',
     'play.title': 'Play against the tables', 'play.you': 'You play {side}.', 'play.yourmove': 'Your move.',
     'play.thinking': 'The tables answer…', 'play.over.lost': 'You lose: {how}.', 'play.over.won': 'You win: {how}.',
     'play.choose': 'Play as', 'play.hint': 'Values are hidden. Drag or click a piece to move; the tables answer with a best move.',
@@ -68,11 +87,28 @@ const TEXT = {
     'explain': 'Value（值）：雙方都走最佳著法時，到下一次轉換（吃子或將死）的步數（半回合）；奇數為走子方勝，偶數為走子方負。Order（階）：勝方迫使負方長將或長捉（亞洲規則禁止）的次數；0 表示不需這種裁決。',
     'explain.orders': '此局面的階為 {o} > 0：在下一次轉換之前，勝方還要再迫使負方 {o} 次進入長將或長捉的局面，依亞洲規則判長將、長捉的一方負；步數算到下一次這種局面。',
     'more': '詳見說明。',
+    'plies.one': '{d} 步（半回合）', 'plies.many': '{d} 步（半回合）',
+    'dtm.win': '輪{side}走，{plies}將死對方',
+    'dtm.loss': '輪{side}走，{plies}後被將死',
+    'dtm.mated': '輪{side}走，已被將死',
+    'dtm.stalemated': '輪{side}走，已被困斃（負）',
+    'dtm.draw': '距將死步數：無（和局）',
+    'dtm.perp.win': '輪{side}走，勝：{plies}後對方只能長將或長捉（DTM 層級 {k}）',
+    'dtm.perp.loss': '輪{side}走，負：{plies}後只能長將或長捉（DTM 層級 {k}）',
+    'dtm.perp0': '輪{side}走，負：只能長將或長捉（DTM 層級 {k}）',
+    'dtm.levelnote': 'DTM 層級 {k}：步數不是算到將死，而是算到負方只能長將或長捉（規則禁止）的局面：亞洲規則第 {p} 階，{where}。',
+    'dtm.where.here': '在本殘局庫',
+    'dtm.where.one': '在吃一子後到達的殘局庫',
+    'dtm.where.many': '在吃 {j} 子後到達的殘局庫',
+    'explain.dtm': 'DTM（距將死步數）：依此標準雙方都走最佳著法時，到將死或困斃（象棋中為負）的步數，吃子不中斷計數；DTM 層級不是 () 時，步數改為算到長將、長捉的裁決。兩種標準的勝、和、負相同。',
+    'metric.label': '著法排序與最佳（*）依',
+    'metric.dtc': '距轉換步數', 'metric.dtm': '距將死步數',
+    'legend.dtm': 'M36：走後局面對該走子方的距將死步數；M2 (0, 1)：到該 DTM 層級裁決的步數 · 粗體：該標準下的最佳著法',
     'check': '被將軍',
     'g.win': '勝著', 'g.draw': '和著', 'g.loss': '負著',
     'nomoves': '無合法著法：{side}{how}。', 'mated': '被將死', 'stalemated': '被困斃（象棋中為負）',
     'btn.back': '← 上一步', 'btn.fwd': '下一步 →', 'btn.suggest': '電腦代走', 'btn.line': '走到轉換',
-    'btn.stop': '停止', 'btn.flip': '翻轉棋盤', 'btn.play': '練習攻防', 'btn.edit': '擺局',
+    'btn.mate': '走到將死', 'btn.stop': '停止', 'btn.flip': '翻轉棋盤', 'btn.play': '練習攻防', 'btn.edit': '擺局',
     'btn.lookup': '查閱解答', 'btn.restart': '重來', 'btn.load': '載入', 'btn.analyse': '查詢',
     'btn.clear': '清空', 'btn.kings': '只留將帥', 'btn.start': '初始局面',
     'fen': 'FEN', 'qstring': '經典局面字串',
@@ -80,6 +116,8 @@ const TEXT = {
     'chases': '捉 {points} 之子',
     'line.end.conversion': '已到轉換。', 'line.end.mate': '將死。', 'line.end.stalemate': '困斃：象棋中為負。',
     'line.end.draw': '和局：最佳著法不轉換。', 'line.end.limit': '已到長度上限。',
+    'line.end.perpetual': '走子方只能長將或長捉，規則禁止：判負。',
+    'line.end.nodtm': '此局面沒有距將死殘局庫：停止。',
     'play.title': '與殘局庫對弈', 'play.you': '你執{side}。', 'play.yourmove': '請走棋。',
     'play.thinking': '殘局庫應著…', 'play.over.lost': '你輸了：{how}。', 'play.over.won': '你贏了：{how}。',
     'play.choose': '執', 'play.hint': '不顯示值。拖動或點擊棋子走棋；殘局庫以最佳著法應對。',
@@ -122,6 +160,8 @@ const prefs = {
   lang: local.get('xqtb.lang') || ((navigator.language || '').startsWith('zh') ? 'zh' : 'en'),
   notation: local.get('xqtb.notation') || 'zh',
   pieces: local.get('xqtb.pieces') || 'han',
+  // Which metric orders the moves and picks the best ones where DTM tables exist: 'dtc' or 'dtm'.
+  metric: local.get('xqtb.metric') === 'dtm' ? 'dtm' : 'dtc',
   flipped: false,
 };
 
@@ -530,6 +570,78 @@ function orderValue(m) {
 }
 function other(side) { return side === 'w' ? 'b' : 'w'; }
 
+// ---------------------------------------------------------------- distance to mate (DTM)
+// Present only where the directory holds DTM tables (`dtm` in the probe answer, formats/api.md).
+
+/** A DTM level key in words' terms: null for a mate (no nonzero phase), else the phase of the
+ *  Asian rules the ruling falls in (the last nonzero entry) and the captures before it (its place). */
+function levelWhere(level) {
+  let j = -1;
+  (level || []).forEach((x, i) => { if (x > 0) j = i; });
+  return j < 0 ? null : { captures: j, phase: level[j] };
+}
+function levelText(level) { return '(' + level.join(', ') + ')'; }
+
+/** The DTM headline of a probe answer that has one. */
+function dtmText(r) {
+  const d = r.dtm, side = t('side.' + r.side);
+  if (d.result === 'draw') return t('dtm.draw');
+  const plies = t(d.distance === 1 ? 'plies.one' : 'plies.many', { d: d.distance });
+  const where = levelWhere(d.level);
+  if (!where) {
+    if (d.result === 'loss' && d.distance === 0) return t(r.in_check ? 'dtm.mated' : 'dtm.stalemated', { side });
+    return t('dtm.' + d.result, { side, plies });
+  }
+  const k = levelText(d.level);
+  if (d.result === 'loss' && d.distance === 0) return t('dtm.perp0', { side, k });
+  return t('dtm.perp.' + d.result, { side, plies, k });
+}
+
+/** Where a level's ruling falls, in words. */
+function levelNote(level) {
+  const w = levelWhere(level);
+  const where = t(w.captures === 0 ? 'dtm.where.here' : w.captures === 1 ? 'dtm.where.one' : 'dtm.where.many', { j: w.captures });
+  return t('dtm.levelnote', { k: levelText(level), p: w.phase, where });
+}
+
+/** A move's DTM as the move list shows it: M and the distance, the level unless a mate's. */
+function dtmValue(m) {
+  const d = m.dtm;
+  if (d.result === 'draw') return 'M—';
+  return 'M' + d.distance + (levelWhere(d.level) ? ' ' + levelText(d.level) : '');
+}
+
+/** A move's DTM level in the mover's table: a capture's child key K' is (0, K') here. */
+function moverKey(m) { return m.capture ? [0, ...m.dtm.level] : m.dtm.level; }
+/** Level keys compare lexicographically, a missing entry counting as 0. */
+function cmpKey(a, b) {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i] || 0, y = b[i] || 0;
+    if (x !== y) return x - y;
+  }
+  return 0;
+}
+const RANK = { win: 0, draw: 1, loss: 2 };
+/** Fang's Definition 9 with level keys, for the mover: wins first, the lowest level, then the
+ *  shortest; draws; losses, the highest level, then the longest. Ties keep the DTC order. */
+function cmpDtm(a, b) {
+  const ga = moverResult(a.dtm), gb = moverResult(b.dtm);
+  if (ga !== gb) return RANK[ga] - RANK[gb];
+  if (ga === 'win') return cmpKey(moverKey(a), moverKey(b)) || a.dtm.distance - b.dtm.distance;
+  if (ga === 'loss') return cmpKey(moverKey(b), moverKey(a)) || b.dtm.distance - a.dtm.distance;
+  return 0;
+}
+/** Whether this answer's moves follow DTM: the switch says so and the answer has DTM. */
+function byDtm(r) { return prefs.metric === 'dtm' && !!r.dtm; }
+/** The moves in the chosen metric's order (the server's order is DTC's). */
+function orderedMoves(r) { return byDtm(r) ? r.moves.slice().sort(cmpDtm) : r.moves; }
+function isBest(r, m) { return byDtm(r) ? m.dtm.best : m.best; }
+/** The move "suggested move", play mode and "play to mate" make: the first best one. */
+function bestMove(r) {
+  const ms = orderedMoves(r);
+  return ms.find((m) => isBest(r, m)) || ms[0];
+}
+
 function positionPage(text) {
   const root = app();
   let parsed = null;
@@ -550,23 +662,38 @@ function positionPage(text) {
     session.set('xqtb.last:' + fenParam(m.fen), m.move);
     go('/?fen=' + fenParam(m.fen));
   };
-  const suggest = () => { if (result && result.moves.length) play(result.moves[0]); };
+  const suggest = () => { if (result && result.moves.length) play(bestMove(result)); };
   const playLine = async () => {
     const r = await api('/api/mainline?fen=' + encodeURIComponent(fenParam(result.fen)));
     if (!r.ok) { side.prepend(el('p', { class: 'error' }, r.body.error)); return; }
     autoplay = { steps: r.body.steps, end: r.body.end, i: 0, timer: null };
     advanceLine();
   };
-
+  // DTM has no principal-line endpoint: the line plays the DTM best move page by page.
+  const playMate = () => {
+    stopAutoplay();
+    autoplay = { dtm: true, plies: 0, timer: null };
+    advanceMate(result);
+  };
+  const setMetric = (m) => {
+    prefs.metric = m;
+    local.set('xqtb.metric', m);
+    stopAutoplay();
+    render();
+  };
   function render() {
     side.textContent = '';
     if (!result) return;
     const r = result;
+    const dtm = !!r.dtm, mate = byDtm(r);
     side.append(el('div', { class: 'value ' + r.result, id: 'value' }, valueText(r)));
+    if (dtm) side.append(el('div', { class: 'value dtm ' + r.dtm.result, id: 'dtm-value' }, dtmText(r)));
     if (r.in_check) side.append(el('div', { class: 'small' }, '⚠ ' + t('check')));
     const explain = el('p', { class: 'explain' }, t('explain'), ' ', el('a', { href: '/help#order', 'data-nav': '' }, t('more')));
     side.append(explain);
+    if (dtm) side.append(el('p', { class: 'explain', id: 'dtm-explain' }, t('explain.dtm'), ' ', el('a', { href: '/help#dtm', 'data-nav': '' }, t('more'))));
     if (r.order > 0) side.append(el('p', { class: 'notice', id: 'order-note' }, t('explain.orders', { o: r.order })));
+    if (dtm && levelWhere(r.dtm.level)) side.append(el('p', { class: 'notice', id: 'dtm-level-note' }, levelNote(r.dtm.level)));
     const lineEnd = session.get('xqtb.lineEnd:' + fenParam(r.fen));
     if (lineEnd) side.append(el('p', { class: 'notice', id: 'line-end' }, t('line.end.' + lineEnd)));
     side.append(el('div', { class: 'toolbar' },
@@ -575,34 +702,49 @@ function positionPage(text) {
       el('button', { id: 'suggest', class: 'primary', type: 'button', disabled: !r.moves.length, onclick: suggest, title: 'space' }, t('btn.suggest')),
       autoplay
         ? el('button', { id: 'stop', type: 'button', onclick: stopLine }, t('btn.stop'))
-        : el('button', { id: 'play-line', type: 'button', disabled: r.result === 'draw' || !r.moves.length, onclick: playLine }, t('btn.line')),
+        : mate
+          ? el('button', { id: 'play-mate', type: 'button', disabled: r.result === 'draw' || !r.moves.length, onclick: playMate }, t('btn.mate'))
+          : el('button', { id: 'play-line', type: 'button', disabled: r.result === 'draw' || !r.moves.length, onclick: playLine }, t('btn.line')),
       el('button', { id: 'flip', type: 'button', onclick: () => { prefs.flipped = !prefs.flipped; positionPage.flipSet = true; route(); }, title: 'f' }, t('btn.flip')),
       el('a', { id: 'to-play', class: 'btn', href: '/play?fen=' + fenParam(r.fen), 'data-nav': '' }, t('btn.play')),
       el('a', { id: 'to-edit', class: 'btn', href: '/edit?fen=' + fenParam(r.fen), 'data-nav': '' }, t('btn.edit'))));
     if (!r.moves.length) {
       side.append(el('p', { class: 'notice' }, t('nomoves', { side: t('side.' + r.side), how: t(r.in_check ? 'mated' : 'stalemated') })));
     }
-    const moves = el('div', { class: 'moves', id: 'moves' });
+    if (dtm && r.moves.length) {
+      const pick = (m, name) => el('button', { type: 'button', id: 'metric-' + m, 'aria-pressed': String(prefs.metric === m), title: t('metric.' + m), onclick: () => setMetric(m) }, name);
+      side.append(el('div', { class: 'metric', id: 'metric', role: 'group', 'aria-label': t('metric.label') },
+        el('span', { class: 'small' }, t('metric.label')), pick('dtc', 'DTC'), pick('dtm', 'DTM')));
+    }
+    const levels = dtm && r.moves.some((m) => levelWhere(m.dtm.level));
+    const moves = el('div', { class: 'moves' + (dtm ? ' dtm' : '') + (levels ? ' levels' : ''), id: 'moves' });
+    const ordered = orderedMoves(r);
     for (const g of ['win', 'draw', 'loss']) {
-      const ms = r.moves.filter((m) => moverResult(m) === g);
+      const ms = ordered.filter((m) => moverResult(m) === g);
       if (!ms.length) continue;
       moves.append(el('h3', { class: g }, t('g.' + g) + ' (' + ms.length + ')'));
       const ol = el('ol', {});
       for (const m of ms) {
         const chases = m.chases || [];
-        const flags = (m.best ? '*' : '') + (m.capture ? 'c' : '') + (m.check ? '+' : '') + (chases.length ? '~' : '');
+        const best = isBest(r, m);
+        const flags = (best ? '*' : '') + (m.capture ? 'c' : '') + (m.check ? '+' : '') + (chases.length ? '~' : '');
         const title = `${m.move} · ${m.wxf} · ${m.zh} → ${t('side.' + other(r.side))}: ${m.result}${m.distance === null ? '' : ' ' + m.distance}` +
+          (dtm ? ` · DTM ${m.dtm.result}${m.dtm.distance === null ? '' : ' ' + m.dtm.distance}${levelWhere(m.dtm.level) ? ' ' + levelText(m.dtm.level) : ''}` : '') +
           (chases.length ? ' · ' + t('chases', { points: chases.join(' ') }) : '');
         const b = el('button', { type: 'button', title, onclick: () => play(m),
           onmouseenter: () => board.arrow(m.move), onmouseleave: () => board.arrow(null),
           onfocus: () => board.arrow(m.move), onblur: () => board.arrow(null) },
-        el('span', { class: 'n' }, moveName(m)), el('span', { class: 'v' }, orderValue(m)), el('span', { class: 'f' }, flags));
-        ol.append(el('li', { class: g + (m.best ? ' best' : ''), 'data-move': m.move }, b));
+        el('span', { class: 'n' }, moveName(m)),
+        el('span', { class: 'v' + (dtm && m.best ? ' best' : '') }, orderValue(m)),
+        dtm ? el('span', { class: 'm' + (m.dtm.best ? ' best' : '') }, dtmValue(m)) : null,
+        el('span', { class: 'f' }, flags));
+        ol.append(el('li', { class: g + (best ? ' best' : ''), 'data-move': m.move }, b));
       }
       moves.append(ol);
     }
     side.append(moves);
     if (r.moves.length) side.append(el('p', { class: 'small' }, t('legend')));
+    if (dtm && r.moves.length) side.append(el('p', { class: 'small' }, t('legend.dtm')));
     side.append(el('div', { class: 'fenbox' }, el('input', { type: 'text', id: 'fen', value: r.fen, 'aria-label': t('fen'), spellcheck: 'false' }),
       el('button', { type: 'button', onclick: () => go('/?fen=' + encodeURIComponent(fenParam(document.getElementById('fen').value))) }, t('btn.load'))));
     side.append(el('p', { class: 'small' }, t('qstring') + ': ', el('code', { id: 'qstring' }, r.qstring), ' · ', el('a', { href: '/stats/' + r.material, 'data-nav': '' }, r.material), ' · ', t('keys')));
@@ -622,7 +764,8 @@ function positionPage(text) {
     board.setPosition(parsePosition(result.fen).pos, last);
     board.interactive(result.moves.map((m) => m.move), (mv) => play(result.moves.find((m) => m.move === mv)));
     render();
-    if (autoplay) autoplay.timer = setTimeout(advanceLine, 400);
+    const r0 = result;
+    if (autoplay) autoplay.timer = setTimeout(() => (autoplay && autoplay.dtm ? advanceMate(r0) : advanceLine()), 400);
   })();
 
   return {
@@ -653,6 +796,26 @@ function advanceLine() {
     autoplay = null;
   }
   go('/?fen=' + fenParam(s.fen));
+}
+/** One ply of the DTM line from the position `r` shows, or its end. */
+function advanceMate(r) {
+  const a = autoplay;
+  if (!a || !a.dtm) return;
+  const end = !r.dtm ? 'nodtm'
+    : !r.moves.length ? (r.in_check ? 'mate' : 'stalemate')
+      : r.dtm.result === 'draw' ? 'draw'
+        : r.dtm.distance === 0 && levelWhere(r.dtm.level) ? 'perpetual'
+          : a.plies >= 2000 ? 'limit' : null;
+  if (end) {
+    session.set('xqtb.lineEnd:' + fenParam(r.fen), end);
+    autoplay = null;
+    route();
+    return;
+  }
+  const m = bestMove(r);
+  a.plies++;
+  session.set('xqtb.last:' + fenParam(m.fen), m.move);
+  go('/?fen=' + fenParam(m.fen));
 }
 
 // ---------------------------------------------------------------- play mode
@@ -711,7 +874,7 @@ function playPage(text, userSide) {
     } else {
       status.textContent = t('play.thinking');
       timer = setTimeout(() => {
-        const m = cur.moves[0];
+        const m = bestMove(cur);
         converted = m.capture;
         history.pushState(null, '', url(m.fen));
         load(m.fen, m.move);
@@ -754,7 +917,7 @@ function editPage(text) {
     const r = await api('/api/probe?fen=' + encodeURIComponent(fenParam(fen)));
     if (seq !== checkSeq) return;
     if (r.ok) {
-      msg.replaceChildren(el('p', { class: 'notice' }, t('edit.ok'), ' ', valueText(r.body)));
+      msg.replaceChildren(el('p', { class: 'notice' }, t('edit.ok'), ' ', valueText(r.body), r.body.dtm ? ' · ' + dtmText(r.body) : ''));
     } else if (r.status === 404) {
       msg.replaceChildren(el('p', { class: 'notice' }, t('edit.notable', { msg: r.body.error })));
     } else {
@@ -960,6 +1123,9 @@ const HELP = {
     ['p', 'The value counts plies (half-moves) to the next conversion — a capture, or mate — when both sides play best. Odd: the side to move wins; even: it loses; a draw has no number. Stalemate loses in Xiangqi. The winner picks the move to the smallest even value; the loser the largest odd one. Best moves are marked *, captures c, checks +.'],
     ['h2', 'Order', 'order'],
     ['p', 'Under the Asian rules a side may not check or chase forever: a side that keeps a perpetual check or chase must change, or it loses. So a side can also win by forcing its opponent into a situation where every move either loses or perpetually checks or chases. Such a position, and every position leading to it, gets an order: order k means the winner still has k such situations to force before the final conversion, and the value counts plies to the next one. Lower orders are better for the winner. Endings where only one side has attacking pieces have order 0 only; tables built under the Asian rules have higher orders where endless play decides the result (KRKN has orders 0 and 1, KRCKR 0 to 20).'],
+    ['h2', 'Distance to mate (DTM)', 'dtm'],
+    ['p', 'Where the table directory also holds distance-to-mate tables (xqtb build --metric both), each position also shows its distance to mate: plies to checkmate or stalemate when the winner mates as fast as it can and the loser holds out longest, counted through captures (a capture does not restart the count). Beside each move\'s (order-value) is M and its distance to mate. The switch above the moves (DTC / DTM) chooses the metric that orders them and marks the best moves *, and the one the suggested move, play mode and the line played out follow: "Play to conversion" under DTC, "Play to mate" under DTM. The choice is remembered. Win, draw or loss is the same under both metrics.'],
+    ['p', 'Under the Asian rules some wins end not in mate but in a ruling on perpetual check or chase. Their distance to mate has a level, written like (1) or (0, 2): the last nonzero number is the phase of the Asian rules (the order) the ruling falls in, and its place the number of captures before it: (1) in this table, (0, 2) in the table reached after one capture. The distance then counts plies until the losing side can only check or chase forever. For the winner a lower level is better, then a shorter distance; for the loser a higher level, then a longer one. A move that captures shows the smaller table\'s own level: (1) there is (0, 1) here.'],
     ['h2', 'Notation'],
     ['p', 'UCCI names the points: files a–i from Red\'s left, ranks 0–9 from Red\'s side (h2e2). WXF and Chinese notation name the piece, its file counted from the mover\'s right (Red 一–九, Black １–９), the direction (+ 進 advance, − 退 retreat, = 平 traverse) and the file reached or the points moved: C2=5 炮二平五. Two pieces of a kind on one file are front + 前 and rear − 後; three pawns add the middle one (中兵, P3); four or five are numbered from the front (一兵 二兵 …, WXF ++ P+ P3 P− −−); pawns doubled on two files use the file instead of the piece (前三平四, 3+=4).'],
     ['h2', 'Positions'],
@@ -978,6 +1144,9 @@ const HELP = {
     ['p', '值是雙方都走最佳著法時，到下一次轉換（吃子或將死）的步數（半回合）。奇數：走子方勝；偶數：走子方負；和局無數字。象棋中困斃為負。勝方選擇走到最小偶數的著法，負方選擇最大奇數。最佳著法標 *，吃子標 c，將軍標 +。'],
     ['h2', 'Order（階）', 'order'],
     ['p', '依亞洲規則，不可長將或長捉：長將、長捉的一方必須變著，否則判負。因此一方也可以迫使對方進入「每一著不是輸就是長將長捉」的局面而取勝。這種局面及所有導向它的局面都有一個階：階 k 表示勝方在最後轉換前還要迫成 k 次這種局面，值則算到下一次。對勝方而言階越低越好。只有一方有攻擊子的殘局，階都是 0；依亞洲規則建造的殘局庫，在長將長捉決定勝負之處有更高的階（KRKN 有 0、1 兩階，KRCKR 有 0 至 20 階）。'],
+    ['h2', '距將死步數（DTM）', 'dtm'],
+    ['p', '若殘局庫目錄中也有距將死殘局庫（xqtb build --metric both），每個局面也顯示距將死步數：勝方儘快將死、負方儘量拖延時，到將死或困斃的步數，吃子不重新計數。每個著法的（階-值）旁以 M 標出其距將死步數。著法列表上方的切換（DTC / DTM）決定以哪個標準排序著法、標出最佳著法 *，以及電腦代走、練習攻防與自動走子所依的標準：DTC 為「走到轉換」，DTM 為「走到將死」。選擇會被記住。兩種標準的勝、和、負相同。'],
+    ['p', '依亞洲規則，有些勝局不是以將死結束，而是以長將、長捉的裁決結束。它們的距將死步數帶有層級，寫作 (1) 或 (0, 2)：最後一個非零數字是裁決所在的亞洲規則階，它的位置是之前的吃子次數：(1) 在本殘局庫，(0, 2) 在吃一子後到達的殘局庫。步數則算到負方只能長將或長捉的局面。對勝方而言層級越低越好，其次步數越少；對負方則層級越高越好，其次步數越多。吃子的著法顯示較小殘局庫本身的層級：那裡的 (1) 在這裡是 (0, 1)。'],
     ['h2', '記譜'],
     ['p', 'UCCI 以點命名：紅方左起 a–i 線，紅方起 0–9 橫線（h2e2）。WXF 與中文記譜寫棋子、自走子方右起的縱線（紅 一–九，黑 １–９）、方向（+ 進、− 退、= 平）以及到達的縱線或走的步數：C2=5 炮二平五。同一縱線上兩個同種棋子分前（+）後（−）；三個兵另有中兵（P3）；四、五個兵由前數起（一兵 二兵 …，WXF ++ P+ P3 P− −−）；兩條縱線都有疊兵時以縱線代替兵字（前三平四，3+=4）。'],
     ['h2', '局面'],

@@ -12,6 +12,7 @@ mod webdriver;
 mod api_doc;
 mod changed_tables;
 mod cli;
+mod dtm_page;
 mod errors;
 mod http_api;
 mod query_page;
