@@ -9,9 +9,12 @@ old_rev="$1"; pairs="${2:-5}"; filter="${3:-cold cache|warm cache}"
 work="${BENCH_PAIRS_DIR:-$(mktemp -d)}"
 git worktree add --detach "$work/old" "$old_rev" >/dev/null
 trap 'git worktree remove --force "$work/old"' EXIT
-bench_bin() { # the bench executable cargo builds in directory $1 with target dir $2
-  (cd "$1" && CARGO_TARGET_DIR="$2" cargo bench --bench probe --no-run 2>&1) \
-    | sed -n 's/.*Executable benches\/probe.rs (\(.*\))/\1/p'
+bench_bin() { # the bench executable cargo builds in directory $1 with target dir $2 (absolute:
+  # cargo names it relative to $1 when the target dir is inside it)
+  local exe
+  exe=$( (cd "$1" && CARGO_TARGET_DIR="$2" cargo bench --bench probe --no-run 2>&1) \
+    | sed -n 's/.*Executable benches\/probe.rs (\(.*\))/\1/p')
+  case "$exe" in /*) echo "$exe" ;; *) echo "$1/$exe" ;; esac
 }
 old=$(bench_bin "$work/old" "$work/old-target")
 new=$(bench_bin "$PWD" "${CARGO_TARGET_DIR:-$PWD/target}")
