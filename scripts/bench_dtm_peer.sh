@@ -21,7 +21,7 @@
 # decoded by scripts/index_ref.py) and xqtb's DTC value of each. The DTC longest wins are
 # compared the same way (the peer's dtc/*.info counts plies), to tell a DTM difference apart
 # from one the DTC tables share. Under the rules the two may differ by definition: xqtb's DTM of
-# a win of a level above 0 counts the plies to the ruling (docs/dtm-levels.md), and the two
+# a win of a level above 0 counts the plies to the ruling (formats/dtm.md), and the two
 # programs group orders differently (formats/rules.md section 6).
 # Usage: [PAIRS=N] [WORK=DIR] [STREAMED=64M] scripts/bench_dtm_peer.sh PEER_BINARY [krn|krckr ...]
 # WORK keeps every run's directory and log there (default: a temporary directory, removed);
