@@ -23,11 +23,11 @@ use crate::material::Material;
 use crate::piece::{ByColor, Color};
 use crate::position::Position;
 use crate::retro::graph::Graph;
-use crate::retro::Progress;
+use crate::retro::{Bitmap, Progress};
 use crate::value::Value;
 use rayon::prelude::*;
 use std::collections::BTreeSet;
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
 /// A capture event: the level and ply it fires at.
 type Event = (u16, u16);
@@ -188,22 +188,11 @@ impl Events {
                     .into_par_iter()
                     .map(|(first, end)| {
                         let mut n = 0;
-                        for index in first..end {
-                            let e = view.entry(index);
-                            let w = e.load(Relaxed);
-                            if entry::event(w) != Some((level, ply)) {
-                                continue;
-                            }
-                            n += 1;
-                            let count = w as u8;
-                            let now = if ply % 2 == 1 || count <= 1 {
-                                to
-                            } else {
-                                entry::without_event(w) - 1
-                            };
+                        for index in open_entries(open, first, end) {
                             // This task is the only one that looks at the entries of its window.
-                            e.store(now, Relaxed);
-                            if now == to {
+                            let (fired, resolved) = fire_entry(view.entry(index), (level, ply), to);
+                            n += fired as u64;
+                            if resolved {
                                 if let Some(open) = open {
                                     open.clear(index);
                                 }
@@ -227,6 +216,46 @@ impl Events {
             .flat_map(|(_, chunks)| chunks)
             .any(|s| s.range((level, from)..=(level, u16::MAX)).next().is_some())
     }
+}
+
+/// Fires `e`'s event if it is the one due at `at` (level, ply), alone on `e`: a win resolves it
+/// to `to`; a last capture counts one child, resolving it to `to` if it was the last. Returns
+/// whether an event fired, and whether it resolved `e`.
+fn fire_entry(e: &AtomicU32, at: Event, to: u32) -> (bool, bool) {
+    let w = e.load(Relaxed);
+    if entry::event(w) != Some(at) {
+        return (false, false);
+    }
+    let resolves = at.1 % 2 == 1 || w as u8 <= 1;
+    e.store(
+        if resolves {
+            to
+        } else {
+            entry::without_event(w) - 1
+        },
+        Relaxed,
+    );
+    (true, resolves)
+}
+
+/// The indices of `first..end` an event may be pending at: the unresolved entries, read from
+/// the filter where there is one (after the first plies most entries are resolved, and a ply
+/// of a long table fires events in most chunks), else every one.
+fn open_entries(open: Option<&Bitmap>, first: u64, end: u64) -> Box<dyn Iterator<Item = u64> + '_> {
+    let Some(open) = open else {
+        return Box::new(first..end);
+    };
+    Box::new((first / 64..end.div_ceil(64)).flat_map(move |w| {
+        let mut bits = open.word(w as usize);
+        std::iter::from_fn(move || {
+            let k = bits.trailing_zeros();
+            (bits != 0).then(|| {
+                bits &= bits - 1;
+                w * 64 + k as u64
+            })
+        })
+        .filter(move |&i| i >= first && i < end)
+    }))
 }
 
 /// The events of one level, as the plies of [`dtc::propagate`] see them.
