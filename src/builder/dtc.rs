@@ -27,7 +27,7 @@ use std::sync::atomic::Ordering::Relaxed;
 
 /// Positions with at most this many pseudo-legal quiet moves get their children counted at
 /// initialisation, where their moves are in hand; others when a ply first needs the count.
-const COUNT_AT_ONCE: usize = 8;
+pub const COUNT_AT_ONCE: usize = 8;
 
 /// The initial entry of a legal position: a seed of order 0, or unresolved.
 /// `in_check`: whether the side to move is in check.

@@ -45,7 +45,7 @@ pub fn initial(
     let (mut win, mut last): (Option<Event>, Option<Event>) = (None, None);
     let mut drawn = false;
     let mut failed = None;
-    let quiet = pos.legal_captures(in_check, usize::MAX, |pos, m| {
+    let quiet = pos.legal_captures(in_check, dtc::COUNT_AT_ONCE, |pos, m| {
         let victim = pos.piece_at(m.to).expect("a capture takes a piece");
         let undo = pos.play(m);
         let value = subs.dtm_value(victim.code(), pos);
@@ -71,7 +71,6 @@ pub fn initial(
         return Err(e);
     }
     let (quiet, counted) = quiet.expect("the walk never stops early");
-    debug_assert!(counted, "every quiet move counted");
     let limit = |(level, ply): Event| {
         if level > MAX_EVENT_LEVEL || ply > MAX_EVENT_PLY {
             return Err(BuildError::Limit(format!(
@@ -83,28 +82,49 @@ pub fn initial(
         }
         Ok((level, ply))
     };
-    if quiet + 1 >= NEVER as usize {
-        return Err(BuildError::Limit(format!(
-            "table {material}: {} has {quiet} quiet moves, more than a working entry counts",
-            crate::fen::to_fen(pos)
-        )));
-    }
-    Ok(match (win, drawn, last) {
+    let captures = Captures {
+        win: win.map(limit).transpose()?,
+        drawn,
+        last: last.map(limit).transpose()?,
+    };
+    Ok(entry_of(quiet, counted, captures))
+}
+
+/// What a position's captures decide, as (level, ply) events within the entry's limits.
+struct Captures {
+    /// The best capture into a lost position.
+    win: Option<Event>,
+    /// A capture into a drawn position.
+    drawn: bool,
+    /// The last capture into a won position.
+    last: Option<Event>,
+}
+
+/// The initial DTM entry of a position with `quiet` legal quiet moves (all of them if
+/// `counted`, else 0 or 1: none, or at least one) and these captures.
+fn entry_of(quiet: usize, counted: bool, captures: Captures) -> u32 {
+    match captures {
         // A win is waiting: the count must never run out before it comes.
-        (Some(at), _, _) => {
-            let (level, ply) = limit(at)?;
-            entry::pending(NEVER, level, ply)
+        Captures {
+            win: Some((level, ply)),
+            ..
+        } => entry::pending(NEVER, level, ply),
+        Captures { drawn: true, .. } => entry::unresolved(NEVER),
+        // The last capture child is one more child to count: now, or with the quiet moves when
+        // a ply first needs the count (`entry::decrement`) — unless there is no quiet move.
+        Captures {
+            last: Some((level, ply)),
+            ..
+        } => {
+            let lazy = !counted && quiet > 0;
+            entry::pending(if lazy { 0 } else { quiet as u8 + 1 }, level, ply)
         }
-        (None, true, _) => entry::unresolved(NEVER),
-        // The last capture child is one more child to count.
-        (None, false, Some(at)) => {
-            let (level, ply) = limit(at)?;
-            entry::pending(quiet as u8 + 1, level, ply)
-        }
-        (None, false, None) if quiet > 0 => entry::unresolved(quiet as u8),
+        _ if quiet > 0 && counted => entry::unresolved(quiet as u8),
+        // Many moves: counted when a ply first needs the count, as in DTC.
+        _ if quiet > 0 => entry::UNCOUNTED,
         // No legal move: mate or stalemate.
-        (None, false, None) => entry::resolved(0, 0),
-    })
+        _ => entry::resolved(0, 0),
+    }
 }
 
 /// Where the pending capture events are: per side and chunk, the (level, ply) pairs its
@@ -226,12 +246,14 @@ fn fire_entry(e: &AtomicU32, at: Event, to: u32) -> (bool, bool) {
     if entry::event(w) != Some(at) {
         return (false, false);
     }
-    let resolves = at.1 % 2 == 1 || w as u8 <= 1;
+    let count = w as u8;
+    let resolves = at.1 % 2 == 1 || count == 1;
     e.store(
-        if resolves {
-            to
-        } else {
-            entry::without_event(w) - 1
+        match count {
+            _ if resolves => to,
+            // Not counted yet: the count, when a ply needs it, leaves this child out.
+            0 => entry::without_event(w),
+            _ => entry::without_event(w) - 1,
         },
         Relaxed,
     );
@@ -307,4 +329,49 @@ pub fn propagate_phase0(
         first_plies.get_or_insert(plies);
     }
     Ok(first_plies.unwrap_or(first_ply))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn last(at: Event) -> Captures {
+        Captures {
+            win: None,
+            drawn: false,
+            last: Some(at),
+        }
+    }
+
+    /// A position whose only moves capture into won positions is lost when the last capture's
+    /// event fires, even if it has many pseudo-legal quiet moves, none legal (in check: the
+    /// walk reports "not counted, none found"). Counting it lazily left it a draw forever:
+    /// `3N5/4a4/b3k3b/5R3/9/9/9/9/9/3K5 b` of KRNKABB (Black in check, nine pseudo-legal quiet
+    /// moves, none legal), which `verify --metric dtm` named.
+    #[test]
+    fn an_entry_without_quiet_moves_counts_its_last_capture() {
+        let e = entry_of(0, false, last((0, 6)));
+        assert_eq!(e & 0xFF, 1, "one child: the last capture");
+        assert_eq!(entry::event(e), Some((0, 6)));
+        let resolved = entry::resolved(0, 6);
+        let a = AtomicU32::new(e);
+        assert_eq!(fire_entry(&a, (0, 6), resolved), (true, true));
+        assert_eq!(a.load(Relaxed), resolved);
+    }
+
+    /// Many quiet moves: the count waits for a ply, and firing the last capture leaves it
+    /// uncounted; counted later, it leaves that child out.
+    #[test]
+    fn a_lazily_counted_entry_drops_its_last_capture_when_it_fires() {
+        let e = entry_of(1, false, last((2, 8)));
+        assert_eq!(e & 0xFF, 0, "not counted yet");
+        assert!(entry::pending_loss(e));
+        let a = AtomicU32::new(e);
+        assert_eq!(fire_entry(&a, (2, 8), entry::resolved(2, 8)), (true, false));
+        assert_eq!(a.load(Relaxed), entry::UNCOUNTED);
+        // Counted before it fires: the quiet moves and the capture.
+        let b = AtomicU32::new(e);
+        assert!(!entry::decrement(&b, entry::resolved(0, 5), true, || 3));
+        assert_eq!(b.load(Relaxed) & 0xFF, 3, "3 quiet + 1 capture − 1");
+    }
 }

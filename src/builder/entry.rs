@@ -32,8 +32,9 @@ pub const MAX_EVENT_PLY: u16 = (1 << 13) - 1;
 /// The bits of an unresolved entry that hold its pending event.
 const EVENT_BITS: u32 = 0x3FFF_FF00;
 
-/// An unresolved entry with children count `count` and a capture event pending at `ply` of
-/// `level` (DTM: a win if `ply` is odd, else its last capture child's count; `ply > 0`).
+/// An unresolved entry with children count `count` (0: not counted yet) and a capture event
+/// pending at `ply` of `level` (DTM: a win if `ply` is odd, else its last capture child, one
+/// more child to count; `ply > 0`).
 #[inline]
 pub const fn pending(count: u8, level: u16, ply: u16) -> u32 {
     debug_assert!(level <= MAX_EVENT_LEVEL && ply <= MAX_EVENT_PLY && ply > 0);
@@ -48,6 +49,12 @@ pub const fn event(e: u32) -> Option<(u16, u16)> {
         return None;
     }
     Some(((e >> 21) as u16 & MAX_EVENT_LEVEL, ply))
+}
+
+/// Does `e` wait for its last capture into a won position (an event at an even ply)?
+#[inline]
+pub const fn pending_loss(e: u32) -> bool {
+    matches!(event(e), Some((_, ply)) if ply % 2 == 0)
 }
 
 /// `e` with its pending event dropped.
@@ -128,7 +135,9 @@ pub fn decrement(e: &AtomicU32, to: u32, exclusive: bool, count: impl FnOnce() -
         }
         if c == 0 {
             if let Some(f) = count.take() {
-                counted = f();
+                // A DTM entry's pending last capture is one more child (`formats/build.md`
+                // §2.1).
+                counted = f() + pending_loss(cur) as u8;
             }
             c = counted;
             debug_assert!(c > 0, "an unresolved entry has a child");
