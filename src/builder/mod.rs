@@ -24,6 +24,7 @@
 
 mod buffers;
 mod dtc;
+mod derived;
 mod dtm;
 mod entry;
 mod layout;
@@ -495,7 +496,26 @@ fn build_tables(
     // Checked again under the lock: another build may have written tables meanwhile.
     check_dir_rules(opts)?;
     let mut reports = Vec::new();
-    for m in tables {
+    let result = build_each(&tables, opts, progress, &mut reports);
+    // The derived sides' values kept for the tables above them (`derived`) are needed no more
+    // once the build has gone through; after a failure they speed up the next run.
+    if result.is_ok() {
+        for t in tables.iter().filter(|t| t.metric == Metric::Dtm) {
+            derived::remove(&opts.tmp, t.material);
+        }
+    }
+    result.map(|()| reports)
+}
+
+/// Builds each of `tables` in turn under the locks `build_tables` holds, adding a report of
+/// each to `reports`.
+fn build_each(
+    tables: &[Target],
+    opts: &BuildOptions,
+    progress: &dyn Progress,
+    reports: &mut Vec<TableReport>,
+) -> Result<(), BuildError> {
+    for (k, &m) in tables.iter().enumerate() {
         match present(opts, m) {
             Ok(h) => {
                 // A kill after the table's rename but before its working files went leaves
@@ -509,12 +529,13 @@ fn build_tables(
         }
         // A refusal, too, leaves no empty working directory behind (and names a kept
         // checkpoint).
-        match check_space(opts, m).and_then(|()| run::build_table(m, opts, progress)) {
+        let supports_more = tables[k + 1..].iter().any(|t| t.metric == m.metric);
+        match check_space(opts, m).and_then(|()| run::build_table(m, opts, progress, supports_more)) {
             Ok(r) => reports.push(r),
             Err(e) => return Err(clean_up_after(e, opts, m)),
         }
     }
-    Ok(reports)
+    Ok(())
 }
 
 /// The lock of `dir`: taken at once, or (with `wait`) once its holder releases it.

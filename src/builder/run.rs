@@ -51,11 +51,14 @@ struct TablePlan {
     layout: Layout,
 }
 
-/// Builds table `t`; its supporting tables (of its metric) must be present.
+/// Builds table `t`; its supporting tables (of its metric) must be present. A DTM table that
+/// supports tables still to be built (`supports_more`) leaves its derived side's full values
+/// under `--tmp` for them ([`super::derived`]).
 pub fn build_table(
     t: Target,
     opts: &BuildOptions,
     progress: &dyn Progress,
+    supports_more: bool,
 ) -> Result<TableReport, BuildError> {
     let start = Instant::now();
     let material = t.material;
@@ -89,7 +92,7 @@ pub fn build_table(
     table.note(&store, progress);
     // Opened before the state takes its memory (the plan counts both).
     let (subs, _) = Subtables::open(
-        &opts.dir,
+        (&opts.dir, &opts.tmp),
         material,
         (rule_set, t.metric),
         table.plan.pack_budget,
@@ -109,8 +112,10 @@ pub fn build_table(
     let resident = work.resident();
     let supports = subs.supports().to_vec();
     drop(subs);
+    let keep_derived = (supports_more && levels.is_some())
+        .then(|| super::derived::path(&opts.tmp, material));
     let positions = write(
-        work,
+        (work, keep_derived),
         &table,
         opts,
         (rule_set, &supports, levels.as_ref()),
@@ -413,7 +418,7 @@ fn solve(
 /// Writes the table file from the solved state and removes the working store; returns the
 /// legal positions written.
 fn write(
-    mut work: Work,
+    (mut work, keep_derived): (Work, Option<std::path::PathBuf>),
     table: &TablePlan,
     opts: &BuildOptions,
     (rule_set, supports, levels): (RuleSet, &[SupportingTable], Option<&Levels>),
@@ -428,7 +433,7 @@ fn write(
     let positions = write_table(
         &work,
         table.graph.indexer(),
-        &target.path(&opts.dir),
+        (&target.path(&opts.dir), keep_derived),
         (rule_set, supports, levels),
         max_order,
         progress,

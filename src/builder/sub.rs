@@ -6,13 +6,14 @@
 //! level mapped to the table being built ([`Subtables::dtm_value`]): held as 32-bit codes per
 //! entry where the budget allows, else read through the file.
 
+use super::derived::{self, Derived};
 use super::BuildError;
 use crate::index::Indexer;
 use crate::material::Material;
 use crate::piece::{Color, Piece, Role};
 use crate::position::Position;
 use crate::table::{
-    metric_table_path, Levels, Metric, RuleSet, SupportingTable, TableError, TableFile,
+    is_stand_in, metric_table_path, Levels, Metric, RuleSet, SupportingTable, TableError, TableFile,
 };
 use crate::value::{Outcome, Value};
 use rayon::prelude::*;
@@ -34,6 +35,9 @@ struct Sub {
     source: Source,
     /// DTM: the level here of each of its level indices, one capture up.
     levels: Vec<u16>,
+    /// DTM: the full values of the table's derived side, if captures lead there
+    /// ([`super::derived`]): its file stores only their outcomes.
+    derived: Option<(Color, Derived)>,
 }
 
 /// The supporting tables of one material, by the piece code captured.
@@ -52,12 +56,13 @@ pub fn packed_bytes(entries: u64) -> u64 {
 }
 
 impl Subtables {
-    /// Opens the tables of `metric` that `material`'s captures lead to, packing those that fit
-    /// in `pack_budget` bytes (smallest first) and reading the rest through caches of
+    /// Opens the tables of `metric` in `dir` that `material`'s captures lead to, packing those
+    /// that fit in `pack_budget` bytes (smallest first) and reading the rest through caches of
     /// `cache_bytes` each. Returns them and the bytes they hold. Each must be of a rule set that
-    /// combines with `rule_set`, the table's.
+    /// combines with `rule_set`, the table's. A DTM table's derived side is read from its full
+    /// values kept under `tmp` (made there if they are not).
     pub fn open(
-        dir: &Path,
+        (dir, tmp): (&Path, &Path),
         material: Material,
         (rule_set, metric): (RuleSet, Metric),
         pack_budget: u64,
@@ -108,11 +113,21 @@ impl Subtables {
             if !supports.iter().any(|s: &SupportingTable| s.material == m) {
                 supports.push(file.as_support());
             }
-            let source = if used + bytes[i] <= pack_budget {
+            let in_memory = used + bytes[i] <= pack_budget;
+            // DTM: a derived side captures lead to is read from its full values.
+            let derived = match file.header().derived {
+                Some(d) if metric == Metric::Dtm && sides[i][d.index()] => {
+                    Some((d, derived::open((dir, tmp), &file, d, in_memory)?))
+                }
+                _ => None,
+            };
+            let stored_sides = Color::ALL
+                .map(|c| sides[i][c.index()] && derived.as_ref().is_none_or(|(d, _)| *d != c));
+            let source = if in_memory {
                 used += bytes[i];
                 match metric {
-                    Metric::Dtc => pack(&file, sides[i])?,
-                    Metric::Dtm => codes(&file, sides[i])?,
+                    Metric::Dtc => pack(&file, stored_sides)?,
+                    Metric::Dtm => codes(&file, stored_sides)?,
                 }
             } else {
                 used += cache_bytes as u64;
@@ -124,6 +139,7 @@ impl Subtables {
                     flip,
                     source,
                     levels: Vec::new(),
+                    derived,
                 },
                 level_table(&path, metric)?,
             ));
@@ -177,21 +193,24 @@ impl Subtables {
     #[inline]
     pub fn dtm_value(&self, captured: u8, child: &Position) -> Result<Value, BuildError> {
         let (sub, side, index) = self.locate(captured, child)?;
-        let value = match &sub.source {
-            Source::Codes(sides) => sides[side.index()]
+        let value = match (&sub.source, &sub.derived) {
+            (_, Some((d, derived))) if *d == side => {
+                Value::from_code(derived.code(index)?)
+            }
+            (Source::Codes(sides), _) => sides[side.index()]
                 .as_ref()
                 .and_then(|codes| Value::from_code(codes[index as usize])),
             // `child` is legal (reached by a legal move): its entry holds its value.
-            Source::File(f) => Some(f.stored_legal(side, index)?),
-            Source::Packed(_) => None,
+            (Source::File(f), _) => Some(f.stored_legal(side, index)?),
+            (Source::Packed(_), _) => None,
         };
         match value {
-            Some(Value::Decided { order, distance }) => Ok(Value::Decided {
+            Some(v @ Value::Decided { order, distance }) if !is_stand_in(v) => Ok(Value::Decided {
                 order: sub.levels[order as usize],
                 distance,
             }),
             Some(Value::Draw) => Ok(Value::Draw),
-            None => Err(BuildError::Inconsistent(format!(
+            _ => Err(BuildError::Inconsistent(format!(
                 "supporting table {} has no distance-to-mate value for {}",
                 sub.indexer.material(),
                 crate::fen::to_fen(child)

@@ -1,7 +1,7 @@
 //! The final write: working entries → table codes and the header's counts, chunk by chunk, side
 //! by side, into the table writer (which compresses blocks in parallel and checksums as it goes).
 
-use super::entry;
+use super::{derived, entry};
 use super::work::{Work, WINDOW};
 use super::BuildError;
 use crate::index::Indexer;
@@ -9,11 +9,11 @@ use crate::piece::{ByColor, Color};
 use crate::retro::Progress;
 use crate::table::{
     distance_implied, merge_tallies, Firsts, Histogram, Levels, RuleSet, SideCounts,
-    SupportingTable, TableWriter, Tally,
+    SupportingTable, TableFile, TableWriter, Tally,
 };
 use crate::value::{Value, CODE_NONE};
 use rayon::prelude::*;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering::Relaxed;
 
 /// Counts of one run of entries. Multiplicities change only between pairs, so they are looked
@@ -39,10 +39,11 @@ fn stats_of(indexer: &Indexer, first: u64, codes: &[u32]) -> (SideCounts, (Histo
 }
 
 /// The side whose distances the file leaves to be found from its moves (`formats/table.md`
-/// §5): the one with more distances to store (decided values but those at once). The count
-/// stands in for the compressed bytes (and the time compressing them): it picks the larger
-/// stream in KRNKAABB, KRCKR and KRKNN, not in KRKR (`formats/table.md` §5). Black on a tie.
-fn derived_side(work: &Work) -> Result<Color, BuildError> {
+/// §5): the one with more distances to store (decided values but, in a DTC table, those at
+/// once). The count stands in for the compressed bytes (and the time compressing them): it
+/// picks the larger stream in KRNKAABB, KRCKR and KRKNN, not in KRKR (`formats/table.md` §5).
+/// Black on a tie.
+fn derived_side(work: &Work, dtm: bool) -> Result<Color, BuildError> {
     let mut stored = ByColor([0usize; 2]);
     for side in Color::ALL {
         for c in 0..work.layout().chunks() {
@@ -51,7 +52,7 @@ fn derived_side(work: &Work) -> Result<Color, BuildError> {
                     .entries
                     .par_iter()
                     .filter(|e| match entry::value(e.load(Relaxed)) {
-                        Some(v @ Value::Decided { .. }) => !distance_implied(v),
+                        Some(v @ Value::Decided { .. }) => dtm || !distance_implied(v),
                         _ => false,
                     })
                     .count()
@@ -65,21 +66,24 @@ fn derived_side(work: &Work) -> Result<Color, BuildError> {
     })
 }
 
-/// Writes the table file at `path` (DTM with `levels`, its keys of phase 0: every distance
-/// stored); returns the legal positions of both sides.
+/// Writes the table file at `path` (DTM with `levels`, its keys of phase 0), and the full values
+/// of its derived side at `keep_derived` if given ([`super::derived`]); returns the legal
+/// positions of both sides.
 pub fn write_table(
     work: &Work,
     indexer: &Indexer,
-    path: &Path,
+    (path, keep_derived): (&Path, Option<PathBuf>),
     (rule_set, supports, levels): (RuleSet, &[SupportingTable], Option<&Levels>),
     max_order: u16,
     progress: &dyn Progress,
 ) -> Result<u64, BuildError> {
     let layout = work.layout();
-    let derived = match levels {
-        None => Some(derived_side(work)?),
-        Some(_) => None,
+    let derived = derived_side(work, levels.is_some())?;
+    let mut kept = match keep_derived {
+        Some(at) => Some(derived::Writer::create(at, derived)?),
+        None => None,
     };
+    let derived = Some(derived);
     let mut w = TableWriter::create(
         path,
         work.material(),
@@ -116,10 +120,16 @@ pub fn write_table(
             let t = std::mem::take(&mut tallies[side]);
             tallies[side] = merge_tallies(t, hist);
             w.write(side, &codes)?;
+            if let Some(k) = kept.as_mut().filter(|k| k.side() == side) {
+                k.write(&codes)?;
+            }
             progress.advance(codes.len() as u64);
         }
     }
     progress.finish();
-    w.finish(rule_set, sides, &tallies, max_order)?;
+    let written = w.finish(rule_set, sides, &tallies, max_order)?;
+    if let Some(k) = kept {
+        k.finish(&TableFile::open(&written, 0)?.as_support())?;
+    }
     Ok(sides[Color::Red].legal + sides[Color::Black].legal)
 }

@@ -162,7 +162,9 @@ pub fn is_stand_in(v: Value) -> bool {
 }
 
 /// Is a value a seed of an order above 0 (a loss at `(r, 0)`, `r > 0`): the one value a derived
-/// side stores (format 4, §5), since its moves do not give it?
+/// side stores (format 4, §5), since its moves do not give it? In a DTM table `order` is a level
+/// index: index 0 is the mates' key `()`, and a loss at distance 0 of any other level is the seed
+/// of one of the table's own phases (a capture or a quiet move never leads to one).
 pub fn is_order_seed(v: Value) -> bool {
     matches!(v, Value::Decided { order, distance: 0 } if order > 0 && order != DERIVED_ORDER)
 }
@@ -678,9 +680,6 @@ impl Header {
         };
         if h.metric == Metric::Dtc && levels != LevelsField::default() {
             return Err(bad("a level table in a DTC table".into()));
-        }
-        if h.metric == Metric::Dtm && h.derived.is_some() {
-            return Err(bad("a derived side in a DTM table".into()));
         }
         if !h.rule_set.has_orders() && h.max_order != 0 {
             return Err(bad(format!(

@@ -178,7 +178,8 @@ impl TableWriter {
     /// `material`'s captures lead to, as the values were computed from them (one per material
     /// of [`Material::captures_into`], in that order). `levels`: a DTM table's level table (its
     /// keys of phase 0; the own phases follow from the max order at [`TableWriter::finish`]),
-    /// `None` for a DTC table. A DTM table stores every distance: none derived, none implied.
+    /// `None` for a DTC table. A DTM table implies no distance (its derived side, if any, stores
+    /// only its outcome and the seeds of its own phases, as a DTC table's does).
     pub fn create(
         path: &Path,
         material: Material,
@@ -186,10 +187,6 @@ impl TableWriter {
         (derived, levels): (Option<Color>, Option<&Levels>),
         supports: &[SupportingTable],
     ) -> Result<TableWriter, TableError> {
-        assert!(
-            levels.is_none() || derived.is_none(),
-            "a DTM table derives no side"
-        );
         assert!(
             supports
                 .iter()

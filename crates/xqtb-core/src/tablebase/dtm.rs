@@ -123,6 +123,12 @@ impl DtmMove {
     }
 }
 
+/// What a DTM entry holds: a value, or the outcome of a derived entry.
+enum Stored {
+    Value(Dtm),
+    StandIn(Outcome),
+}
+
 /// The principal line from a position to mate (or to a ruling): best moves for both sides.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DtmLine {
@@ -134,12 +140,16 @@ pub struct DtmLine {
 }
 
 impl Tablebase {
-    /// The distance-to-mate value of a legal position, from its material's DTM table.
+    /// The distance-to-mate value of a legal position, from its material's DTM table. On the
+    /// table's derived side (`formats/table.md` §5) the value comes from the moves
+    /// ([`Tablebase::derive_dtm`]).
     pub fn probe_dtm(&self, pos: &Position) -> Result<Dtm, ProbeError> {
-        self.locate_in(Metric::Dtm, pos, |t, side, index| {
-            Ok(match t.file.stored_legal(side, index)? {
-                Value::Draw => Dtm::Draw,
-                Value::Decided { order, distance } => Dtm::Decided {
+        let stored = self.locate_in(Metric::Dtm, pos, |t, side, index| {
+            let v = t.file.stored_legal(side, index)?;
+            Ok(match v {
+                Value::Draw => Stored::Value(Dtm::Draw),
+                v if crate::table::is_stand_in(v) => Stored::StandIn(v.outcome()),
+                Value::Decided { order, distance } => Stored::Value(Dtm::Decided {
                     level: t.file.header().levels.key(order).cloned().ok_or_else(|| {
                         TableError::BadHeader {
                             path: t.file.path().to_owned(),
@@ -147,9 +157,54 @@ impl Tablebase {
                         }
                     })?,
                     distance,
-                },
+                }),
             })
-        })
+        })?;
+        match stored {
+            Stored::Value(v) => Ok(v),
+            Stored::StandIn(outcome) => self.derive_dtm(pos, outcome),
+        }
+    }
+
+    /// The value of a legal position of a DTM table's derived side whose outcome is `outcome`:
+    /// the best its moves give the mover (Definition 9 with levels). A win looks only at the
+    /// moves into lost positions, a loss at every move (each into a won position; none at all is
+    /// mate). The quiet moves reach the table's stored side; a capture may reach a smaller
+    /// table's derived side, one level down a recursion as deep as the pieces captured.
+    pub fn derive_dtm(&self, pos: &Position, outcome: Outcome) -> Result<Dtm, ProbeError> {
+        let mut best: Option<Dtm> = None;
+        for mv in pos.legal_moves() {
+            let mut child = pos.clone();
+            child.play(mv);
+            // The DTM file's own WDL stream: the DTC table need not be there.
+            let lost = || {
+                self.locate_in(Metric::Dtm, &child, |t, side, index| {
+                    t.file.outcome_legal(side, index)
+                })
+            };
+            if outcome == Outcome::Win && lost()? != Outcome::Loss {
+                continue;
+            }
+            let m = DtmMove {
+                mv,
+                capture: pos.is_capture(mv),
+                value: self.probe_dtm(&child)?,
+            };
+            let v = m.for_mover();
+            if best.as_ref().is_none_or(|b| v.cmp_for_mover(b).is_gt()) {
+                best = Some(v);
+            }
+        }
+        match best {
+            Some(v) if v.outcome() == outcome => Ok(v),
+            None if outcome == Outcome::Loss => Ok(Dtm::Decided {
+                level: LevelKey::mate(),
+                distance: 0,
+            }),
+            _ => Err(ProbeError::Inconsistent {
+                fen: crate::fen::to_fen(pos),
+            }),
+        }
     }
 
     /// Every legal move with the distance-to-mate value of its resulting position.
