@@ -8,12 +8,10 @@
 //! them found once from its moves and kept the same way. `xqtb build` removes them when it ends.
 
 use super::BuildError;
-use crate::index::Indexer;
 use crate::material::Material;
 use crate::piece::Color;
-use crate::table::{is_stand_in, SupportingTable, TableFile};
-use crate::tablebase::{Dtm, Tablebase};
-use crate::value::Value;
+use crate::table::{SupportingTable, TableFile};
+use crate::tablebase::Tablebase;
 use byteorder::{ByteOrder, LE};
 use rayon::prelude::*;
 use std::fs::File;
@@ -113,7 +111,10 @@ impl Writer {
     /// into place (durably: a later build trusts what it finds).
     pub fn finish(self, table: &SupportingTable) -> Result<(), BuildError> {
         let part = part_path(&self.path);
-        let mut file = self.out.into_inner().map_err(|e| io(&part)(e.into_error()))?;
+        let mut file = self
+            .out
+            .into_inner()
+            .map_err(|e| io(&part)(e.into_error()))?;
         let h = header(table, self.side, self.entries, self.crc.finalize());
         use std::io::{Seek, SeekFrom};
         file.seek(SeekFrom::Start(0))
@@ -230,43 +231,11 @@ fn resolve(dir: &Path, file: &TableFile, side: Color) -> Result<Vec<u32>, BuildE
         ))
     };
     let tb = Tablebase::open(dir).map_err(probe_error)?;
-    let indexer = Indexer::new(h.material)?;
-    let be = h.block_entries as u64;
     let blocks: Vec<Vec<u32>> = (0..h.blocks_per_side())
         .into_par_iter()
-        .map(|b| -> Result<Vec<u32>, BuildError> {
-            let mut codes = file.read_stored_raw(side, b)?;
-            for (k, c) in codes.iter_mut().enumerate() {
-                match Value::from_code(*c) {
-                    Some(v) if is_stand_in(v) => {}
-                    _ => continue,
-                }
-                let pos = indexer
-                    .decode(b * be + k as u64, side)
-                    .expect("a legal entry decodes");
-                *c = code_of(file, tb.probe_dtm(&pos).map_err(probe_error)?)?;
-            }
-            Ok(codes)
-        })
+        .map(|b| tb.dtm_block_codes(h.material, side, b).map_err(probe_error))
         .collect::<Result<_, _>>()?;
     let mut all = blocks.concat();
     all.truncate(h.entries as usize);
     Ok(all)
-}
-
-/// `dtm` as a value code of `file`'s level table.
-fn code_of(file: &TableFile, dtm: Dtm) -> Result<u32, BuildError> {
-    let value = match dtm {
-        Dtm::Draw => Value::Draw,
-        Dtm::Decided { level, distance } => Value::Decided {
-            order: file.header().levels.index_of(&level).ok_or_else(|| {
-                BuildError::Inconsistent(format!(
-                    "{}: a derived value's level {level} is not in its level table",
-                    file.path().display()
-                ))
-            })?,
-            distance,
-        },
-    };
-    Ok(value.code())
 }

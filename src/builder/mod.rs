@@ -23,8 +23,8 @@
 //! current one). Either way the result is the same bytes.
 
 mod buffers;
-mod dtc;
 mod derived;
+mod dtc;
 mod dtm;
 mod entry;
 mod layout;
@@ -530,7 +530,8 @@ fn build_each(
         // A refusal, too, leaves no empty working directory behind (and names a kept
         // checkpoint).
         let supports_more = tables[k + 1..].iter().any(|t| t.metric == m.metric);
-        match check_space(opts, m).and_then(|()| run::build_table(m, opts, progress, supports_more)) {
+        match check_space(opts, m).and_then(|()| run::build_table(m, opts, progress, supports_more))
+        {
             Ok(r) => reports.push(r),
             Err(e) => return Err(clean_up_after(e, opts, m)),
         }

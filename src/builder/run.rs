@@ -112,8 +112,8 @@ pub fn build_table(
     let resident = work.resident();
     let supports = subs.supports().to_vec();
     drop(subs);
-    let keep_derived = (supports_more && levels.is_some())
-        .then(|| super::derived::path(&opts.tmp, material));
+    let keep_derived =
+        (supports_more && levels.is_some()).then(|| super::derived::path(&opts.tmp, material));
     let positions = write(
         (work, keep_derived),
         &table,

@@ -194,9 +194,7 @@ impl Subtables {
     pub fn dtm_value(&self, captured: u8, child: &Position) -> Result<Value, BuildError> {
         let (sub, side, index) = self.locate(captured, child)?;
         let value = match (&sub.source, &sub.derived) {
-            (_, Some((d, derived))) if *d == side => {
-                Value::from_code(derived.code(index)?)
-            }
+            (_, Some((d, derived))) if *d == side => Value::from_code(derived.code(index)?),
             (Source::Codes(sides), _) => sides[side.index()]
                 .as_ref()
                 .and_then(|codes| Value::from_code(codes[index as usize])),

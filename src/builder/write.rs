@@ -1,9 +1,9 @@
 //! The final write: working entries → table codes and the header's counts, chunk by chunk, side
 //! by side, into the table writer (which compresses blocks in parallel and checksums as it goes).
 
-use super::{derived, entry};
 use super::work::{Work, WINDOW};
 use super::BuildError;
+use super::{derived, entry};
 use crate::index::Indexer;
 use crate::piece::{ByColor, Color};
 use crate::retro::Progress;

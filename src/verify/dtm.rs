@@ -4,17 +4,19 @@
 //! children forward, from this file and the supporting DTM files, and shares no code with the
 //! builder's propagation: a check that ran the same code as the build would miss its bugs.
 //!
-//! A DTM file stores every value (no derived side, no implied distance), so each legal entry is
-//! checked against the best value its moves give the mover (Definition 9 on level indices, which
-//! are sorted as their keys): a quiet move into a value `(L, d)` gives `(L, d + 1)`, a capture
-//! into a value `(L', d)` of the smaller table gives `(capture_map[L'], d + 1)`, and no move gives
-//! `(0, 0)` (mate or stalemate). So a win `(L, d)` has a move into a loss at `(L, d − 1)` and
-//! none into a smaller loss, a loss `(L, d)`, `d > 0`, only moves into wins with the largest at
-//! `(L, d − 1)`, and a draw no move into a loss and one into a draw. The one exception is the
-//! seed of an own phase `k` (Fang's perpetual-check and chase patterns), a loss at
-//! `(phase_index(k), 0)`: its moves all reach wins, the largest at `(phase_index(k), 1)`, as
-//! `verify` checks DTC's order seeds. The header's counts, longest wins, value-table histogram
-//! and level table are recomputed.
+//! A DTM file implies no distance; on its derived side (`formats/table.md` §5) it stores only the
+//! outcome (and the seeds of its own phases). Each legal entry is checked against the best value
+//! its moves give the mover (Definition 9 on level indices, which are sorted as their keys): a
+//! quiet move into a value `(L, d)` gives `(L, d + 1)`, a capture into a value `(L', d)` of the
+//! smaller table gives `(capture_map[L'], d + 1)`, and no move gives `(0, 0)` (mate or
+//! stalemate). So a win `(L, d)` has a move into a loss at `(L, d − 1)` and none into a smaller
+//! loss, a loss `(L, d)`, `d > 0`, only moves into wins with the largest at `(L, d − 1)`, and a
+//! draw no move into a loss and one into a draw. The one exception is the seed of an own phase
+//! `k` (Fang's perpetual-check and chase patterns), a loss at `(phase_index(k), 0)`: its moves
+//! all reach wins, the largest at `(phase_index(k), 1)`, as `verify` checks DTC's order seeds.
+//! A derived entry takes the value its moves give (its quiet moves reach the stored side), which
+//! must have its stored outcome; the stored side is then checked against those values. The
+//! header's counts, longest wins, value-table histogram and level table are recomputed.
 //!
 //! Theorem 7: when the DTC file of the material is present, every legal entry's win, draw or loss
 //! is the DTC file's, and the seeds of own phase `k` are exactly its seeds of order `k` (the DTC
@@ -22,7 +24,9 @@
 //! are checked against their moves only ([`DtcCheck::Absent`]).
 //!
 //! Memory: every entry's value code of the table and of its supporting tables, 4 bytes an entry
-//! and side, in RAM (children are read at random, a block cache would thrash).
+//! and side, in RAM (children are read at random, a block cache would thrash). A supporting
+//! table's derived side is read through the probing API (`Tablebase::dtm_block_codes`), which
+//! finds each value from the moves as a probe does.
 
 use super::{Failure, Report, KEEP};
 use crate::fen::to_fen;
@@ -32,9 +36,10 @@ use crate::piece::{ByColor, Color};
 use crate::position::{Move, Position};
 use crate::retro::Bitmap;
 use crate::table::{
-    is_order_seed, merge_tallies, metric_table_path, side_char, Firsts, Histogram, Levels, Metric,
-    SideCounts, TableError, TableFile, Tally,
+    is_order_seed, is_stand_in, merge_tallies, metric_table_path, side_char, Firsts, Histogram,
+    Levels, Metric, SideCounts, TableError, TableFile, Tally,
 };
+use crate::tablebase::{ProbeError, Tablebase};
 use crate::value::{Value, CODE_NONE};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -92,6 +97,14 @@ pub enum DtmError {
         /// The missing key.
         key: String,
     },
+    /// A supporting table's derived side could not be found from its moves.
+    #[error("{path}: finding its derived side's values from the moves: {why}")]
+    Derived {
+        /// The supporting table.
+        path: PathBuf,
+        /// Why.
+        why: String,
+    },
     /// A position of the table's material could not be indexed (a bug, not a corruption).
     #[error("{path}: {source}")]
     Index {
@@ -115,8 +128,15 @@ pub fn verify_dtm(
     material: Material,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<DtmReport, DtmError> {
-    let family = Family::open(dir, material.canonical())?;
+    let mut family = Family::open(dir, material.canonical())?;
     let failures = Failures::default();
+    if let Some(side) = family.top.file.header().derived {
+        let checker = Checker {
+            family: &family,
+            failures: &failures,
+        };
+        family.top.codes[side] = checker.derive_side(side)?;
+    }
     let checker = Checker {
         family: &family,
         failures: &failures,
@@ -176,6 +196,26 @@ impl Loaded {
         Ok(Loaded { file, codes })
     }
 
+    /// Replaces the stand-ins of the derived side, if any, by the values their moves give (read
+    /// through the probing API: the tables below are checked on their own).
+    fn resolve_derived(&mut self, tb: &Tablebase) -> Result<(), DtmError> {
+        let h = self.file.header();
+        let Some(side) = h.derived else {
+            return Ok(());
+        };
+        let be = h.block_entries as usize;
+        self.codes[side]
+            .par_chunks_mut(be)
+            .enumerate()
+            .try_for_each(|(block, out)| -> Result<(), DtmError> {
+                let codes = tb
+                    .dtm_block_codes(h.material, side, block as u64)
+                    .map_err(|e| derived_error(&self.file, e))?;
+                out.copy_from_slice(&codes[..out.len()]);
+                Ok(())
+            })
+    }
+
     /// The value of `side`'s entry `index` (`None` if it holds none).
     fn value(&self, side: Color, index: u64) -> Option<Value> {
         Value::from_code(self.codes[side][index as usize])
@@ -194,6 +234,14 @@ impl Loaded {
         }
         let flipped = pos.flip_colors();
         Ok((flipped.turn(), index(&flipped)?))
+    }
+}
+
+/// A supporting table's derived side could not be read through the probing API.
+fn derived_error(file: &TableFile, e: ProbeError) -> DtmError {
+    DtmError::Derived {
+        path: file.path().to_owned(),
+        why: e.to_string(),
     }
 }
 
@@ -230,9 +278,11 @@ impl Family {
     /// nothing).
     fn open(dir: &Path, material: Material) -> Result<Family, DtmError> {
         let top = Loaded::open(dir, material)?;
+        let tb = Tablebase::open(dir).map_err(|e| derived_error(&top.file, e))?;
         let mut subs = Vec::new();
         for record in &top.file.header().supports {
-            let table = Loaded::open(dir, record.material)?;
+            let mut table = Loaded::open(dir, record.material)?;
+            table.resolve_derived(&tb)?;
             record.check(&table.file.as_support(), top.file.path(), table.file.path())?;
             let map = capture_map(&top.file, &table.file)?;
             let material = record.material;
@@ -370,14 +420,10 @@ impl Checker<'_> {
         self.failures.add(at, what);
     }
 
-    /// The header's fields the entries do not give: no derived side (a DTM file stores every
-    /// value), and the level table the supporting tables and the own phases make.
+    /// The header's field the entries do not give: the level table the supporting tables and
+    /// the own phases make.
     fn header(&self) {
         let h = self.family.top.file.header();
-        if let Some(side) = h.derived {
-            let side = side_char(side);
-            self.fail_header(format!("side {side} derived, but a DTM table derives none"));
-        }
         let subs = self
             .family
             .subs
@@ -390,6 +436,47 @@ impl Checker<'_> {
                 h.levels, h.max_order
             ));
         }
+    }
+
+    /// The codes of the derived side `side`, each stand-in replaced by the value its moves give
+    /// (a failure where that value is not of the stored outcome).
+    fn derive_side(&self, side: Color) -> Result<Vec<u32>, DtmError> {
+        let top = &self.family.top;
+        let indexer = top.file.indexer();
+        let mut codes = top.codes[side].clone();
+        codes
+            .par_chunks_mut(RUN as usize)
+            .enumerate()
+            .try_for_each(|(run, out)| -> Result<(), DtmError> {
+                let mut decoder = Decoder::new(indexer);
+                for (k, code) in out.iter_mut().enumerate() {
+                    let Some(stand_in) = Value::from_code(*code).filter(|&v| is_stand_in(v)) else {
+                        continue;
+                    };
+                    let index = run as u64 * RUN + k as u64;
+                    let Some(pos) = decoder.decode_mut(index, side) else {
+                        continue;
+                    };
+                    if pos.opponent_in_check() {
+                        continue;
+                    }
+                    // A child without a usable value is reported when the entry is checked.
+                    let Ok(best) = self.best(pos)? else {
+                        continue;
+                    };
+                    if best.outcome() != stand_in.outcome() {
+                        let what = format!(
+                            "holds a {} (derived side), its moves give {}",
+                            stand_in.outcome().name(),
+                            show(self.family.levels(), best)
+                        );
+                        self.failures.add(to_fen(pos), what);
+                    }
+                    *code = best.code();
+                }
+                Ok(())
+            })?;
+        Ok(codes)
     }
 
     /// Checks every entry of `side`, marking the legal ones in `legal`; returns their counts.

@@ -350,3 +350,62 @@ fn the_longest_knka_mate_through_api_and_commands() {
     assert_eq!(j["levels"], serde_json::json!([[]]));
     assert_eq!(j["sides"]["w"]["longest_win"]["distance"], 37);
 }
+
+/// A DTM file stores one side's distances and derives the other's from its moves
+/// (`formats/table.md` §5); the builder of a table above reads that side from full values a
+/// build leaves under `--tmp` (`formats/build.md` §2.2), or finds them from the moves where no
+/// sound ones are there. KRAKN built in one run, built over supporting tables of earlier runs
+/// (nothing kept), and resumed after a kill with a kept file damaged: the same bytes, and
+/// nothing left under `--tmp`.
+#[test]
+fn derived_sides_are_read_from_kept_values_or_found_again() {
+    let krakn: Material = "KRAKN".parse().unwrap();
+    let one_run = tempfile::tempdir().unwrap();
+    build_both("KRAKN", one_run.path(), &[]);
+    let want = std::fs::read(metric_table_path(one_run.path(), krakn, Metric::Dtm)).unwrap();
+    for m in materials_in(one_run.path()) {
+        let f = TableFile::open(&metric_table_path(one_run.path(), m, Metric::Dtm), 0).unwrap();
+        assert!(f.header().derived.is_some(), "{m}: no derived side");
+    }
+    assert!(!one_run.path().join(".work").exists(), "--tmp left behind");
+
+    // Each supporting table by its own run: KRAKN's build finds their derived sides again.
+    let runs = tempfile::tempdir().unwrap();
+    for m in ["KRKN", "KAKN", "KRAK", "KRAKN"] {
+        build_both(m, runs.path(), &[]);
+    }
+    let got = std::fs::read(metric_table_path(runs.path(), krakn, Metric::Dtm)).unwrap();
+    assert!(got == want, "KRAKN over earlier runs' tables: other bytes");
+
+    // Killed in KRAKN: the supporting tables' values are kept; one of them damaged (every value
+    // zeroed: trusted, it would change KRAKN) is found again.
+    let dir = tempfile::tempdir().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let tmp_arg = tmp.path().to_str().unwrap();
+    let args = ["--quiet", "--metric", "dtm", "--tmp", tmp_arg];
+    let mut killed = build_cmd("KRAKN", dir.path(), &args);
+    let out = killed
+        .env("XQTB_TEST_ABORT_AT", "KRAKN:1:3")
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the build stopped");
+    let kept = tmp.path().join("KRKN.xqdtm-derived");
+    let mut bytes = std::fs::read(&kept).expect("KRKN's derived side kept");
+    bytes[64..].fill(0);
+    std::fs::write(&kept, bytes).unwrap();
+    assert_ok(
+        "resumed",
+        &build_cmd("KRAKN", dir.path(), &args).output().unwrap(),
+    );
+    let got = std::fs::read(metric_table_path(dir.path(), krakn, Metric::Dtm)).unwrap();
+    assert!(
+        got == want,
+        "KRAKN resumed over a damaged kept file: other bytes"
+    );
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n != ".xqtb.lock")
+        .collect();
+    assert!(left.is_empty(), "left under --tmp: {left:?}");
+}

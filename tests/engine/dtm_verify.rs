@@ -9,7 +9,7 @@ use xqtb::builder::{BuildOptions, Metrics};
 use xqtb::fang::Rules;
 use xqtb::table::{metric_table_path, Metric, RuleSet, TableFile, TableWriter};
 use xqtb::verify::{verify_dtm, DtcCheck, DtmReport};
-use xqtb::{ByColor, Color, Material, Value};
+use xqtb::{ByColor, Color, Material, Tablebase, Value};
 
 fn build(dir: &Path, m: &str, rules: Rules, metrics: Metrics) {
     let mut o = BuildOptions::new(dir);
@@ -49,24 +49,40 @@ fn assert_all_pass(dir: &Path, compared: bool) -> Vec<String> {
     names
 }
 
-/// Every side's codes of a table file (0 for entries that are not legal positions).
-fn codes(file: &TableFile) -> ByColor<Vec<u32>> {
-    let blocks = file.header().blocks_per_side();
+/// Every side's values of the DTM table `file` in `dir` as codes, the derived side's found from
+/// the moves (`CODE_NONE` for entries that are not legal positions).
+fn codes(dir: &Path, file: &TableFile) -> ByColor<Vec<u32>> {
+    let tb = Tablebase::open(dir).unwrap();
+    let h = file.header();
     ByColor::new(|side| {
-        (0..blocks)
-            .flat_map(|b| file.read_stored(side, b).unwrap())
+        (0..h.blocks_per_side())
+            .flat_map(|b| tb.dtm_block_codes(h.material, side, b).unwrap())
             .collect()
     })
 }
 
-/// Writes `codes` as the DTM table of `file`'s material at `path`, with `file`'s header but the
-/// rule set `rule_set` and the supporting tables `supports_of` records (its counts as `file`'s:
-/// a changed value shows in the value table's counts too).
+/// The side whose distances `file` stores (the other is derived, if either is).
+fn stored_side(file: &TableFile) -> Color {
+    match file.header().derived {
+        Some(d) => !d,
+        None => Color::Red,
+    }
+}
+
+/// Writes `codes` as the DTM table of `file`'s material at `path`, with `file`'s header (its
+/// derived side too) but the rule set `rule_set` (its counts as `file`'s: a changed value shows
+/// in the value table's counts too).
 fn rewrite(path: &Path, file: &TableFile, codes: &ByColor<Vec<u32>>, rule_set: RuleSet) {
     let h = file.header();
     let levels = Some(&h.levels);
-    let mut w =
-        TableWriter::create(path, h.material, h.entries, (None, levels), &h.supports).unwrap();
+    let mut w = TableWriter::create(
+        path,
+        h.material,
+        h.entries,
+        (h.derived, levels),
+        &h.supports,
+    )
+    .unwrap();
     for side in Color::ALL {
         w.write(side, &codes[side]).unwrap();
     }
@@ -105,15 +121,14 @@ fn two_sided_dtm_tables_pass_against_dtc() {
     }
 }
 
-/// The first legal Red-to-move entry of `file` holding `value`.
-fn first_holding(file: &TableFile, codes: &ByColor<Vec<u32>>, value: Value) -> u64 {
-    let red = &codes[Color::Red];
-    let k = red.iter().position(|&c| c == value.code()).unwrap();
-    assert!(file.is_legal(Color::Red, k as u64));
+/// The first legal entry of `file` of side `side` holding `value`.
+fn first_holding(file: &TableFile, codes: &ByColor<Vec<u32>>, side: Color, value: Value) -> u64 {
+    let k = codes[side].iter().position(|&c| c == value.code()).unwrap();
+    assert!(file.is_legal(side, k as u64));
     k as u64
 }
 
-/// One entry of KRKN's DTM table changed from a win in 3 to a win in 1 (a mate it does not have):
+/// One stored entry of KRKN's DTM table changed from a win in 3 to a win in 1 (a mate it does not have):
 /// `verify` names it by its FEN and says what its moves give. (The value table's counts fail too,
 /// and may its parents, at most a dozen (Black's moves into it): the failures kept hold all.)
 #[test]
@@ -121,13 +136,14 @@ fn a_changed_entry_is_reported_with_its_fen() {
     let dir = tempfile::tempdir().unwrap();
     build(dir.path(), "KRKN", Rules::None, Metrics::Both);
     let file = open_dtm(dir.path(), "KRKN");
-    let mut codes = codes(&file);
+    let mut codes = codes(dir.path(), &file);
     let win = |distance| Value::Decided { order: 0, distance };
-    let index = first_holding(&file, &codes, win(3));
-    codes[Color::Red][index as usize] = win(1).code();
+    let side = stored_side(&file);
+    let index = first_holding(&file, &codes, side, win(3));
+    codes[side][index as usize] = win(1).code();
     let path = metric_table_path(dir.path(), "KRKN".parse().unwrap(), Metric::Dtm);
     rewrite(&path, &file, &codes, file.header().rule_set);
-    let fen = xqtb::to_fen(&file.indexer().decode(index, Color::Red).unwrap());
+    let fen = xqtb::to_fen(&file.indexer().decode(index, side).unwrap());
     let r = verify(dir.path(), "KRKN");
     let failures = &r.report.failures;
     assert!(
@@ -174,7 +190,12 @@ fn a_dtm_table_whose_wdl_differs_from_dtc_is_reported() {
     );
     let material: Material = "KRKN".parse().unwrap();
     let path = metric_table_path(asian.path(), material, Metric::Dtm);
-    rewrite(&path, &plain, &codes(&plain), RuleSet::DtcAsian);
+    rewrite(
+        &path,
+        &plain,
+        &codes(none.path(), &plain),
+        RuleSet::DtcAsian,
+    );
     let r = verify(asian.path(), "KRKN");
     let failures = &r.report.failures;
     assert!(matches!(r.dtc, DtcCheck::Compared(_)));
@@ -249,7 +270,7 @@ fn a_seed_the_dtc_table_does_not_have_is_reported() {
         order: 1,
         distance: 0,
     };
-    let codes = codes(&file);
+    let codes = codes(dir.path(), &file);
     let black = &codes[Color::Black];
     let seeds = (0..h.entries).filter(|&i| black[i as usize] == seed.code());
     let path = metric_table_path(dir.path(), h.material, Metric::Dtm);
@@ -279,4 +300,41 @@ fn a_seed_the_dtc_table_does_not_have_is_reported() {
         return;
     }
     panic!("no seed of KRKN with fewer than 20 failures");
+}
+
+/// A DTM file stores only the outcome of its derived side's entries: one of them turned from a
+/// win into a loss is named by its FEN, its moves giving a win.
+#[test]
+fn a_derived_entrys_changed_outcome_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    build(dir.path(), "KRKN", Rules::None, Metrics::Dtm);
+    let file = open_dtm(dir.path(), "KRKN");
+    let side = file.header().derived.expect("a derived side");
+    let mut codes = codes(dir.path(), &file);
+    let index = (0..file.header().entries)
+        .find(|&i| {
+            Value::from_code(codes[side][i as usize])
+                .is_some_and(|v| v.outcome() == xqtb::Outcome::Win)
+        })
+        .unwrap();
+    let loss = Value::Decided {
+        order: 0,
+        distance: 4,
+    };
+    codes[side][index as usize] = loss.code();
+    let path = metric_table_path(dir.path(), "KRKN".parse().unwrap(), Metric::Dtm);
+    rewrite(&path, &file, &codes, file.header().rule_set);
+    let fen = xqtb::to_fen(&file.indexer().decode(index, side).unwrap());
+    let r = verify(dir.path(), "KRKN");
+    let f = r
+        .report
+        .failures
+        .iter()
+        .find(|f| f.fen == fen)
+        .unwrap_or_else(|| panic!("{fen} not named: {:?}", r.report.failures));
+    assert!(
+        f.what
+            .contains("holds a loss (derived side), its moves give win"),
+        "{f:?}"
+    );
 }

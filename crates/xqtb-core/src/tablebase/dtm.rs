@@ -9,8 +9,10 @@
 //! the distance falls by one a ply and the level stays (Theorem 8), through captures too.
 
 use super::{LineEnd, ProbeError, Tablebase};
+use crate::material::Material;
+use crate::piece::Color;
 use crate::position::{Move, Position};
-use crate::table::{LevelKey, Metric, TableError};
+use crate::table::{is_stand_in, LevelKey, Metric, TableError};
 use crate::value::{Outcome, Value};
 use std::cmp::Ordering;
 
@@ -148,7 +150,7 @@ impl Tablebase {
             let v = t.file.stored_legal(side, index)?;
             Ok(match v {
                 Value::Draw => Stored::Value(Dtm::Draw),
-                v if crate::table::is_stand_in(v) => Stored::StandIn(v.outcome()),
+                v if is_stand_in(v) => Stored::StandIn(v.outcome()),
                 Value::Decided { order, distance } => Stored::Value(Dtm::Decided {
                     level: t.file.header().levels.key(order).cloned().ok_or_else(|| {
                         TableError::BadHeader {
@@ -205,6 +207,48 @@ impl Tablebase {
                 fen: crate::fen::to_fen(pos),
             }),
         }
+    }
+
+    /// The values of one block of `side`'s entries of `material`'s DTM table, in index order,
+    /// as [`Value::code`]s of its level indices ([`crate::value::CODE_NONE`] for entries that
+    /// are not legal positions): the derived side's found from the moves as
+    /// [`Tablebase::probe_dtm`] finds them. For tools that read a whole table (the builder
+    /// reading a supporting table, `verify`, a comparison with another solver).
+    pub fn dtm_block_codes(
+        &self,
+        material: Material,
+        side: Color,
+        block: u64,
+    ) -> Result<Vec<u32>, ProbeError> {
+        let t = self.table_of(material, Metric::Dtm)?;
+        let (h, be) = (t.file.header(), t.file.header().block_entries as u64);
+        let mut codes = t.file.read_stored(side, block)?;
+        for (k, c) in codes.iter_mut().enumerate() {
+            let Some(stand_in) = Value::from_code(*c).filter(|&v| is_stand_in(v)) else {
+                continue;
+            };
+            let pos = t
+                .indexer()
+                .decode(block * be + k as u64, side)
+                .expect("a legal entry decodes");
+            *c = match self.derive_dtm(&pos, stand_in.outcome())? {
+                Dtm::Draw => Value::Draw,
+                Dtm::Decided { level, distance } => Value::Decided {
+                    order: h
+                        .levels
+                        .index_of(&level)
+                        .ok_or_else(|| TableError::BadHeader {
+                            path: t.file.path().to_owned(),
+                            what: format!(
+                                "a derived value's level {level} is not in the level table"
+                            ),
+                        })?,
+                    distance,
+                },
+            }
+            .code();
+        }
+        Ok(codes)
     }
 
     /// Every legal move with the distance-to-mate value of its resulting position.
