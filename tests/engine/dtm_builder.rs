@@ -391,6 +391,10 @@ fn derived_sides_are_read_from_kept_values_or_found_again() {
     assert!(!out.status.success(), "the build stopped");
     let kept = tmp.path().join("KRKN.xqdtm-derived");
     let mut bytes = std::fs::read(&kept).expect("KRKN's derived side kept");
+    check_kept_layout(
+        &bytes,
+        &metric_table_path(dir.path(), "KRKN".parse().unwrap(), Metric::Dtm),
+    );
     bytes[64..].fill(0);
     std::fs::write(&kept, bytes).unwrap();
     assert_ok(
@@ -408,4 +412,58 @@ fn derived_sides_are_read_from_kept_values_or_found_again() {
         .filter(|n| n != ".xqtb.lock")
         .collect();
     assert!(left.is_empty(), "left under --tmp: {left:?}");
+}
+
+/// A kept derived side (`bytes`, of the DTM table at `table`) has the layout of
+/// `formats/build.md` §2.2: the fields at the offsets its table gives, the codes those the
+/// probing API finds from the moves.
+fn check_kept_layout(bytes: &[u8], table: &Path) {
+    use byteorder::{ByteOrder, LE};
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/formats/build.md")).unwrap();
+    let section = doc
+        .split("### 2.2")
+        .nth(1)
+        .unwrap()
+        .split("\n## ")
+        .next()
+        .unwrap();
+    let offsets: Vec<usize> = section
+        .lines()
+        .filter_map(|l| {
+            l.strip_prefix("| ")?
+                .split(" |")
+                .next()?
+                .trim()
+                .parse()
+                .ok()
+        })
+        .collect();
+    assert_eq!(offsets, [0, 8, 12, 16, 32, 36, 40, 48, 56, 60, 64]);
+    let f = TableFile::open(table, 1 << 20).unwrap();
+    let (h, id) = (f.header(), f.as_support());
+    let side = h.derived.unwrap();
+    assert_eq!(&bytes[..8], b"XQTBDRV\0");
+    assert_eq!(LE::read_u32(&bytes[8..]), 1);
+    assert_eq!(LE::read_u32(&bytes[12..]), side.index() as u32);
+    assert_eq!(&bytes[16..20], b"KRKN");
+    assert!(bytes[20..32].iter().all(|&b| b == 0));
+    assert_eq!(LE::read_u32(&bytes[32..]), id.rule_set as u32);
+    assert_eq!(LE::read_u32(&bytes[36..]), id.file_crc);
+    let trailer = std::fs::read(table).unwrap();
+    assert_eq!(id.file_crc, LE::read_u32(&trailer[trailer.len() - 4..]));
+    assert_eq!(LE::read_u64(&bytes[40..]), trailer.len() as u64);
+    assert_eq!(LE::read_u64(&bytes[48..]), h.entries);
+    assert_eq!(LE::read_u32(&bytes[56..]), crc32fast::hash(&bytes[64..]));
+    assert_eq!(LE::read_u32(&bytes[60..]), crc32fast::hash(&bytes[..60]));
+    let tb = Tablebase::open(table.parent().unwrap()).unwrap();
+    let want: Vec<u32> = (0..h.blocks_per_side())
+        .flat_map(|b| tb.dtm_block_codes(h.material, side, b).unwrap())
+        .collect();
+    let mut got = vec![0u32; h.entries as usize];
+    LE::read_u32_into(&bytes[64..], &mut got);
+    assert!(
+        got == want[..h.entries as usize],
+        "the kept codes differ from the derived ones"
+    );
 }
