@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x /usr/bin/time ] || { echo "bench_family: needs GNU time (/usr/bin/time; Debian package 'time')" >&2; exit 1; }
 cargo build --release --locked --quiet
-xq="$PWD/${CARGO_TARGET_DIR:-target}/release/xqtb"
+xq="$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/xqtb"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
 subsets=("" A B AA AB BB AAB ABB AABB)

@@ -15,7 +15,7 @@ peer=$(realpath "${1:?usage: scripts/bench_peer.sh PEER_BINARY [xqtb build args]
 runpeer=${RUN_PEER:-../shared/peer/run-peer.sh}
 family=${FAMILY:-../shared/peer/krn-family.txt}
 cargo build --release --locked --quiet
-xq="$PWD/${CARGO_TARGET_DIR:-target}/release/xqtb"
+xq="$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/xqtb"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 # CPU seconds (user + sys) are reported beside wall time: on a shared machine they are the

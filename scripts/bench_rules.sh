@@ -16,7 +16,7 @@ targets=("$@"); [ ${#targets[@]} -gt 0 ] || targets=(KRCKR KRKNN)
 runpeer=${RUN_PEER:-../shared/peer/run-peer.sh}
 runs=${RUNS:-3}
 cargo build --release --locked --quiet
-xq="$PWD/${CARGO_TARGET_DIR:-target}/release/xqtb"
+xq="$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/xqtb"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 
 # The peer's supporting tables of a target, smallest first (its names: Red's pieces first).

@@ -11,7 +11,7 @@ pairs="${1:-2}"
 mat="${2:-KRNKAABB}"
 [ -x /usr/bin/time ] || { echo "bench_streamed: needs GNU time (/usr/bin/time)" >&2; exit 1; }
 cargo build --release --locked --quiet
-xq="$PWD/${CARGO_TARGET_DIR:-target}/release/xqtb"
+xq="$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/xqtb"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 run() { # mode args... -> "wall cpu kib"
   local dir="$work/$1"; shift

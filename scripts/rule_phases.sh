@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 target=${1:?usage: scripts/rule_phases.sh TARGET [BUILD OPTIONS...]}; shift
 [ -x /usr/bin/time ] || { echo "rule_phases: needs GNU time (/usr/bin/time)" >&2; exit 1; }
 cargo build --release --locked --quiet
-xq="$PWD/${CARGO_TARGET_DIR:-target}/release/xqtb"
+xq="$(realpath -m "${CARGO_TARGET_DIR:-target}")/release/xqtb"
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 "$xq" build "$target" --dir "$work" --threads 2 --quiet "$@" >/dev/null
 rm -f "$work/$target.xqtb"

@@ -190,7 +190,11 @@ impl ProbeResult {
             Err(ProbeError::Missing { .. }) => return Ok(self),
             v => v?,
         };
-        let moves = tb.probe_dtm_moves(pos)?;
+        // A supporting table's DTM file missing: the DTC answer stands alone, as without DTM.
+        let moves = match tb.probe_dtm_moves(pos) {
+            Err(ProbeError::Missing { .. }) => return Ok(self),
+            m => m?,
+        };
         let best = moves
             .iter()
             .map(DtmMove::for_mover)

@@ -14,9 +14,11 @@ use crate::table::{SupportingTable, TableFile};
 use crate::tablebase::Tablebase;
 use byteorder::{ByteOrder, LE};
 use rayon::prelude::*;
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// The file's first bytes.
 const MAGIC: &[u8; 8] = b"XQTBDRV\0";
@@ -125,13 +127,67 @@ impl Writer {
     }
 }
 
-/// A derived side's codes: in memory, or read from the file kept under `--tmp` one at a time
+/// How a derived side's codes are held: all in memory, or read from the kept file through a
+/// cache of this many bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hold {
+    /// Every code in memory.
+    Memory,
+    /// Pages of the kept file, at most this many bytes of them.
+    Cache(usize),
+}
+
+/// Entries per page of a kept file read through a cache (16 KiB): captures into a table reach
+/// it at many places at once, so many small pages hit more often than a few large ones.
+const PAGE_ENTRIES: u64 = 1 << 12;
+
+/// A derived side's codes: in memory, or read from the file kept under `--tmp` a page at a time
 /// (a table that does not fit the memory budget).
 pub enum Derived {
     /// Every code, by index.
     Codes(Vec<u32>),
-    /// The kept file, checked, and its path.
-    File(File, PathBuf),
+    /// The kept file, checked.
+    File(Pages),
+}
+
+/// The kept file's codes through a small cache of pages, most recently used first.
+pub struct Pages {
+    file: File,
+    path: PathBuf,
+    entries: u64,
+    capacity: usize,
+    pages: Mutex<VecDeque<(u64, Arc<[u32]>)>>,
+}
+
+impl Pages {
+    fn code(&self, index: u64) -> Result<u32, BuildError> {
+        let (page, k) = (index / PAGE_ENTRIES, (index % PAGE_ENTRIES) as usize);
+        {
+            let mut pages = self.pages.lock().unwrap();
+            if let Some(at) = pages.iter().position(|(p, _)| *p == page) {
+                let hit = pages.remove(at).expect("found");
+                let code = hit.1[k];
+                pages.push_front(hit);
+                return Ok(code);
+            }
+        }
+        // Read outside the lock: another thread may read the same page meanwhile, which costs
+        // a read, not a wrong answer.
+        use std::os::unix::fs::FileExt;
+        let start = page * PAGE_ENTRIES;
+        let len = PAGE_ENTRIES.min(self.entries - start) as usize;
+        let mut bytes = vec![0u8; 4 * len];
+        self.file
+            .read_exact_at(&mut bytes, HEADER_LEN as u64 + 4 * start)
+            .map_err(io(&self.path))?;
+        let mut codes = vec![0u32; len];
+        LE::read_u32_into(&bytes, &mut codes);
+        let code = codes[k];
+        let mut pages = self.pages.lock().unwrap();
+        pages.push_front((page, codes.into()));
+        pages.truncate(self.capacity);
+        Ok(code)
+    }
 }
 
 impl Derived {
@@ -139,26 +195,21 @@ impl Derived {
     pub fn code(&self, index: u64) -> Result<u32, BuildError> {
         match self {
             Derived::Codes(c) => Ok(c[index as usize]),
-            Derived::File(f, path) => {
-                use std::os::unix::fs::FileExt;
-                let mut b = [0u8; 4];
-                f.read_exact_at(&mut b, HEADER_LEN as u64 + 4 * index)
-                    .map_err(io(path))?;
-                Ok(LE::read_u32(&b))
-            }
+            Derived::File(pages) => pages.code(index),
         }
     }
 }
 
-/// The codes kept at `path` for `side` of `table` (of `entries` entries a side), read into
-/// memory if `in_memory`; `None` if there are none, or they are of another file or side, or
-/// damaged: the caller finds them again.
+/// The codes kept at `path` for `side` of `table` (of `entries` entries a side), held as
+/// `hold` says; `None` if there are none, or they are of another file or side, or damaged: the
+/// caller finds them again.
 fn open_kept(
     path: &Path,
     table: &SupportingTable,
     (side, entries): (Color, u64),
-    in_memory: bool,
+    hold: Hold,
 ) -> Option<Derived> {
+    let in_memory = hold == Hold::Memory;
     let mut file = File::open(path).ok()?;
     let mut h = [0u8; HEADER_LEN];
     file.read_exact(&mut h).ok()?;
@@ -184,39 +235,46 @@ fn open_kept(
     if read != 4 * entries || hasher.finalize() != crc {
         return None;
     }
-    Some(if in_memory {
-        let mut out = vec![0u32; entries as usize];
-        LE::read_u32_into(&codes, &mut out);
-        Derived::Codes(out)
-    } else {
-        Derived::File(file, path.to_owned())
+    Some(match hold {
+        Hold::Memory => {
+            let mut out = vec![0u32; entries as usize];
+            LE::read_u32_into(&codes, &mut out);
+            Derived::Codes(out)
+        }
+        Hold::Cache(bytes) => Derived::File(Pages {
+            file,
+            path: path.to_owned(),
+            entries,
+            capacity: (bytes / (4 * PAGE_ENTRIES as usize)).max(1),
+            pages: Mutex::new(VecDeque::new()),
+        }),
     })
 }
 
-/// The derived side's codes of `file` (a DTM table in `dir` whose derived side is `side`), in
-/// memory if `in_memory`: kept under `tmp` if they are there and sound, else found from the
-/// moves (each stand-in's position probed through `dir`'s tables) and kept for the next reader.
+/// The derived side's codes of `file` (a DTM table in `dir` whose derived side is `side`), held
+/// as `hold` says: kept under `tmp` if they are there and sound, else found from the moves (each
+/// stand-in's position probed through `dir`'s tables) and kept for the next reader.
 pub fn open(
     (dir, tmp): (&Path, &Path),
     file: &TableFile,
     side: Color,
-    in_memory: bool,
+    hold: Hold,
 ) -> Result<Derived, BuildError> {
     let h = file.header();
     let at = path(tmp, h.material);
     let table = file.as_support();
-    if let Some(d) = open_kept(&at, &table, (side, h.entries), in_memory) {
+    if let Some(d) = open_kept(&at, &table, (side, h.entries), hold) {
         return Ok(d);
     }
     let codes = resolve(dir, file, side)?;
     let mut w = Writer::create(at.clone(), side)?;
     w.write(&codes)?;
     w.finish(&table)?;
-    if in_memory {
+    if hold == Hold::Memory {
         return Ok(Derived::Codes(codes));
     }
     drop(codes);
-    open_kept(&at, &table, (side, h.entries), false).ok_or_else(|| {
+    open_kept(&at, &table, (side, h.entries), hold).ok_or_else(|| {
         BuildError::Inconsistent(format!("{}: written, but not read back", at.display()))
     })
 }
@@ -238,4 +296,63 @@ fn resolve(dir: &Path, file: &TableFile, side: Color) -> Result<Vec<u32>, BuildE
     let mut all = blocks.concat();
     all.truncate(h.entries as usize);
     Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::table::RuleSet;
+
+    fn table() -> SupportingTable {
+        SupportingTable {
+            material: "KRKN".parse().unwrap(),
+            rule_set: RuleSet::DtcAsian,
+            file_crc: 0x1234_5678,
+            file_len: 99_999,
+        }
+    }
+
+    /// Codes written in pieces read back the same, in memory and through a cache of a few
+    /// pages (read in an order that evicts them), and only for the table and side they are of.
+    #[test]
+    fn kept_codes_read_back_and_bind_to_their_table() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = dir.path().join("KRKN.xqdtm-derived");
+        let n = 5 * PAGE_ENTRIES + 17;
+        let codes: Vec<u32> = (0..n as u32)
+            .map(|i| i.wrapping_mul(2_654_435_761))
+            .collect();
+        let mut w = Writer::create(at.clone(), Color::Black).unwrap();
+        for part in codes.chunks(1000) {
+            w.write(part).unwrap();
+        }
+        w.finish(&table()).unwrap();
+        assert!(!part_path(&at).exists());
+        let key = (Color::Black, n);
+        let Some(Derived::Codes(all)) = open_kept(&at, &table(), key, Hold::Memory) else {
+            panic!("not read into memory");
+        };
+        assert!(all == codes);
+        let pages = open_kept(&at, &table(), key, Hold::Cache(8 * PAGE_ENTRIES as usize));
+        let pages = pages.expect("opened");
+        assert!(matches!(pages, Derived::File(_)));
+        for i in (0..n).rev().step_by(997).chain((0..n).step_by(1009)) {
+            assert_eq!(pages.code(i).unwrap(), codes[i as usize], "entry {i}");
+        }
+        let other = SupportingTable {
+            file_crc: 1,
+            ..table()
+        };
+        assert!(open_kept(&at, &other, key, Hold::Memory).is_none());
+        assert!(open_kept(&at, &table(), (Color::Red, n), Hold::Memory).is_none());
+        assert!(open_kept(&at, &table(), (Color::Black, n + 1), Hold::Memory).is_none());
+        // One bit changed in the codes, or in the header: not trusted.
+        let good = std::fs::read(&at).unwrap();
+        for at_byte in [HEADER_LEN + 4 * 3000, 13] {
+            let mut bad = good.clone();
+            bad[at_byte] ^= 1;
+            std::fs::write(&at, &bad).unwrap();
+            assert!(open_kept(&at, &table(), key, Hold::Memory).is_none());
+        }
+    }
 }

@@ -6,7 +6,7 @@
 //! level mapped to the table being built ([`Subtables::dtm_value`]): held as 32-bit codes per
 //! entry where the budget allows, else read through the file.
 
-use super::derived::{self, Derived};
+use super::derived::{self, Derived, Hold};
 use super::BuildError;
 use crate::index::Indexer;
 use crate::material::Material;
@@ -108,16 +108,25 @@ impl Subtables {
         for i in order {
             let (m, flip) = wanted[i];
             let path = metric_table_path(dir, m, metric);
-            let file = TableFile::open(&path, cache_bytes)?;
+            let in_memory = used + bytes[i] <= pack_budget;
+            // A DTM table read through its file shares its cache with its kept derived side.
+            let file_cache = match metric {
+                Metric::Dtm if !in_memory => cache_bytes / 2,
+                _ => cache_bytes,
+            };
+            let file = TableFile::open(&path, file_cache)?;
             check_support(&file, m, (rule_set, metric))?;
             if !supports.iter().any(|s: &SupportingTable| s.material == m) {
                 supports.push(file.as_support());
             }
-            let in_memory = used + bytes[i] <= pack_budget;
             // DTM: a derived side captures lead to is read from its full values.
+            let hold = match in_memory {
+                true => Hold::Memory,
+                false => Hold::Cache(cache_bytes - file_cache),
+            };
             let derived = match file.header().derived {
                 Some(d) if metric == Metric::Dtm && sides[i][d.index()] => {
-                    Some((d, derived::open((dir, tmp), &file, d, in_memory)?))
+                    Some((d, derived::open((dir, tmp), &file, d, hold)?))
                 }
                 _ => None,
             };

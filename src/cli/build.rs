@@ -26,7 +26,7 @@ pub struct Args {
     /// Directory for working files (default: <DIR>/.work). Keep it to resume a killed build.
     #[arg(long)]
     tmp: Option<PathBuf>,
-    /// No progress bars or messages.
+    /// No progress bars or notes (the result, a line per table, still goes to standard output).
     #[arg(long, short)]
     quiet: bool,
     /// Print each phase's wall time (init, each ply, write) as it ends.

@@ -1,4 +1,5 @@
-//! The JSON API: `/api/probe`, `/api/mainline`, `/api/tables`, `/api/stats/<MATERIAL>`.
+//! The JSON API: `/api/probe`, `/api/mainline`, `/api/tables`, `/api/stats/<MATERIAL>`
+//! (`?metric=dtm`: of the DTM table).
 //! Every error is `{"error": "..."}` with a 4xx status naming the problem, or 503 for a table
 //! that cannot be read; nothing here panics on input. (The server's `error_answer` turns any
 //! other error under `/api/` into the same shape.)
@@ -7,7 +8,7 @@ use super::State;
 use crate::material::Material;
 use crate::position::Position;
 use crate::query::{self, Mainline, ProbeResult, TableStats, TableSummary};
-use crate::table::file_name;
+use crate::table::{file_name, Metric};
 use crate::tablebase::ProbeError;
 use axum::extract::rejection::{PathRejection, QueryRejection};
 use axum::extract::{Path, Query};
@@ -250,8 +251,9 @@ async fn tables(axum::extract::State(state): AppState) -> Result<Response, ApiEr
         };
         for m in materials {
             // Opening a table for its summary checks its file (the tablebase's option).
-            let summary = query::table_summary(&st.tb, m, || st.stats(m).map(|s| (*s).clone()))
-                .map_err(|e| e.to_string());
+            let summary =
+                query::table_summary(&st.tb, m, || st.stats(m, Metric::Dtc).map(|s| (*s).clone()))
+                    .map_err(|e| e.to_string());
             match summary {
                 Ok(s) => out.tables.push(s),
                 Err(error) => out.unavailable.push(Unavailable {
@@ -268,25 +270,47 @@ async fn tables(axum::extract::State(state): AppState) -> Result<Response, ApiEr
     Ok(cached(r, "public, max-age=60"))
 }
 
+/// `?metric=dtc|dtm` of `/api/stats/<MATERIAL>` (default `dtc`).
+#[derive(Deserialize)]
+struct MetricQuery {
+    metric: Option<String>,
+}
+
+fn metric_of(q: Result<Query<MetricQuery>, QueryRejection>) -> Result<Metric, ApiError> {
+    let Query(q) = q.map_err(|e| ApiError::BadRequest(format!("bad query string: {e}")))?;
+    match q.metric.as_deref() {
+        None | Some("dtc") => Ok(Metric::Dtc),
+        Some("dtm") => Ok(Metric::Dtm),
+        Some(other) => Err(ApiError::BadRequest(format!(
+            "unknown metric {other:?}: dtc (distance to conversion) or dtm (distance to mate)"
+        ))),
+    }
+}
+
 async fn stats(
     axum::extract::State(state): AppState,
     path: Result<Path<String>, PathRejection>,
+    q: Result<Query<MetricQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let Path(name) = path.map_err(|e| ApiError::BadRequest(format!("bad material: {e}")))?;
+    let metric = metric_of(q)?;
     let material: Material = name
         .parse()
         .map_err(|e| ApiError::BadRequest(format!("bad material {name:?}: {e}")))?;
     let canonical = material.canonical();
     if canonical.to_string() != name {
         let mut r = StatusCode::MOVED_PERMANENTLY.into_response();
-        let to = format!("/api/stats/{canonical}");
+        let to = match metric {
+            Metric::Dtc => format!("/api/stats/{canonical}"),
+            Metric::Dtm => format!("/api/stats/{canonical}?metric=dtm"),
+        };
         r.headers_mut().insert(
             header::LOCATION,
             HeaderValue::from_str(&to).expect("a material name is a valid header"),
         );
         return Ok(r);
     }
-    let s: Arc<TableStats> = blocking(&state, move |st| Ok(st.stats(canonical)?)).await?;
+    let s: Arc<TableStats> = blocking(&state, move |st| Ok(st.stats(canonical, metric)?)).await?;
     Ok(ok(&*s))
 }
 

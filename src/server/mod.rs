@@ -20,6 +20,7 @@ pub use listen::Limits;
 
 use crate::material::Material;
 use crate::query::{self, TableStats};
+use crate::table::Metric;
 use crate::tablebase::{ProbeError, Tablebase};
 use axum::Router;
 use std::collections::HashMap;
@@ -53,7 +54,7 @@ pub struct State {
     dir: PathBuf,
     /// Statistics per table, computed once (a full pass over the table): requests arriving
     /// while it runs wait for it on the table's own lock instead of starting another pass.
-    stats: Mutex<HashMap<Material, Arc<StatsSlot>>>,
+    stats: Mutex<HashMap<(Material, Metric), Arc<StatsSlot>>>,
     /// Bounds the probing work running at once on the blocking pool (each task holds a permit
     /// until it ends, even if its request was dropped meanwhile).
     work: Arc<Semaphore>,
@@ -97,12 +98,12 @@ impl State {
         }
     }
 
-    fn stats(&self, material: Material) -> Result<Arc<TableStats>, ProbeError> {
+    fn stats(&self, material: Material, metric: Metric) -> Result<Arc<TableStats>, ProbeError> {
         let slot = self
             .stats
             .lock()
             .unwrap()
-            .entry(material.canonical())
+            .entry((material.canonical(), metric))
             .or_default()
             .clone();
         let mut slot = slot.lock().unwrap();
@@ -110,7 +111,11 @@ impl State {
             return Ok(s.clone());
         }
         // An error is not kept: the next request tries again.
-        let s = Arc::new(query::table_stats(&self.tb, material.canonical())?);
+        let s = Arc::new(query::table_stats_of(
+            &self.tb,
+            material.canonical(),
+            metric,
+        )?);
         *slot = Some(s.clone());
         Ok(s)
     }

@@ -650,3 +650,56 @@ fn dtm_on_the_query_page() {
         assert!(!log.contains("ERROR") && !log.contains("panicked"), "{log}");
     }
 }
+
+/// `/api/stats/<MATERIAL>?metric=dtm` answers the object `xqtb stats --metric dtm --json` prints
+/// (a non-canonical name moves to the canonical one, the metric kept; an unknown metric is a 400,
+/// a missing DTM table a 404). A probe whose moves need a supporting table's DTM file that is not
+/// there answers as without DTM tables.
+#[test]
+fn dtm_statistics_and_a_missing_supporting_dtm_table() {
+    let both = built_both(&["KNKA"]);
+    let server = Server::start(both.path());
+    let cli = xqtb()
+        .args(["stats", "KNKA", "--metric", "dtm", "--json", "--dir"])
+        .arg(both.path())
+        .output()
+        .unwrap();
+    assert_ok("xqtb stats --metric dtm", &cli);
+    let want: Value = serde_json::from_slice(&cli.stdout).unwrap();
+    let a = get(&server.url("/api/stats/KNKA?metric=dtm"));
+    assert_eq!(a.status, 200, "{}", a.body);
+    assert_eq!(a.json(), want);
+    assert_eq!(want["metric"], "dtm");
+    assert_eq!(get(&server.url("/api/stats/KNKA")).json()["metric"], "dtc");
+    let moved = get(&server.url("/api/stats/KAKN?metric=dtm"));
+    assert_eq!(moved.status, 301, "{}", moved.body);
+    assert_eq!(moved.headers["location"], "/api/stats/KNKA?metric=dtm");
+    let bad = get(&server.url("/api/stats/KNKA?metric=dtz"));
+    assert_eq!(bad.status, 400, "{}", bad.body);
+    assert!(
+        bad.body.contains("unknown metric \\\"dtz\\\""),
+        "{}",
+        bad.body
+    );
+
+    // KNK's DTM file gone: the advisor's capture in SPLIT leads there.
+    let dtc = dtc_only(both.path());
+    let gone = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(both.path()).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_file() && p.file_name().unwrap() != "KNK.xqdtm" {
+            std::fs::copy(&p, gone.path().join(p.file_name().unwrap())).unwrap();
+        }
+    }
+    let missing = get(&server.url("/api/stats/KRKR?metric=dtm"));
+    assert_eq!(missing.status, 404, "{}", missing.body);
+    let (a, b) = (Server::start(gone.path()), Server::start(dtc.path()));
+    let path = format!("/api/probe?fen={}", url_fen(SPLIT));
+    let (x, y) = (get(&a.url(&path)), get(&b.url(&path)));
+    assert_eq!((x.status, y.status), (200, 200), "{} {}", x.body, y.body);
+    assert_eq!(x.json(), y.json(), "as without DTM tables");
+    for s in [server, a, b] {
+        let (ok, log) = s.stop();
+        assert!(ok && !log.contains("panicked"), "{log}");
+    }
+}
