@@ -217,30 +217,36 @@ fn open_kept(
     if h != header(table, side, entries, crc) {
         return None;
     }
-    let mut codes = Vec::new();
+    // The codes go straight into their place (in memory, nothing beside them but a 1 MiB
+    // buffer: the budget counts 4 bytes an entry); read whole 4-byte codes at a time.
+    let mut codes = vec![0u32; if in_memory { entries as usize } else { 0 }];
     let mut hasher = crc32fast::Hasher::new();
     let mut buf = vec![0u8; 1 << 20];
     let mut read = 0u64;
     loop {
-        let n = file.read(&mut buf).ok()?;
+        let want = buf
+            .len()
+            .min((4 * entries - read.min(4 * entries)) as usize + 4);
+        let n = read_full(&mut file, &mut buf[..want]).ok()?;
         if n == 0 {
             break;
         }
-        hasher.update(&buf[..n]);
-        read += n as u64;
-        if in_memory {
-            codes.extend_from_slice(&buf[..n]);
+        // Longer than its entries, or ending inside a code: damaged.
+        if read + n as u64 > 4 * entries || n % 4 != 0 {
+            return None;
         }
+        hasher.update(&buf[..n]);
+        if in_memory {
+            let at = (read / 4) as usize;
+            LE::read_u32_into(&buf[..n], &mut codes[at..at + n / 4]);
+        }
+        read += n as u64;
     }
     if read != 4 * entries || hasher.finalize() != crc {
         return None;
     }
     Some(match hold {
-        Hold::Memory => {
-            let mut out = vec![0u32; entries as usize];
-            LE::read_u32_into(&codes, &mut out);
-            Derived::Codes(out)
-        }
+        Hold::Memory => Derived::Codes(codes),
         Hold::Cache(bytes) => Derived::File(Pages {
             file,
             path: path.to_owned(),
@@ -249,6 +255,19 @@ fn open_kept(
             pages: Mutex::new(VecDeque::new()),
         }),
     })
+}
+
+/// Fills `buf` from `file` as far as the file goes; returns the bytes read (a multiple of 4
+/// unless the file ends inside a code).
+fn read_full(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match file.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
 }
 
 /// The derived side's codes of `file` (a DTM table in `dir` whose derived side is `side`), held
@@ -353,6 +372,15 @@ mod tests {
             bad[at_byte] ^= 1;
             std::fs::write(&at, &bad).unwrap();
             assert!(open_kept(&at, &table(), key, Hold::Memory).is_none());
+        }
+        // Cut inside a code, or longer than its entries: not trusted.
+        for bad in [
+            good[..good.len() - 2].to_vec(),
+            [&good[..], &[0u8; 4]].concat(),
+        ] {
+            std::fs::write(&at, &bad).unwrap();
+            assert!(open_kept(&at, &table(), key, Hold::Memory).is_none());
+            assert!(open_kept(&at, &table(), key, Hold::Cache(1 << 20)).is_none());
         }
     }
 }

@@ -131,11 +131,14 @@ pub fn verify_dtm(
     let mut family = Family::open(dir, material.canonical())?;
     let failures = Failures::default();
     if let Some(side) = family.top.file.header().derived {
+        // Filled in place: a derived entry's moves reach the other side and smaller tables.
+        let mut codes = std::mem::take(&mut family.top.codes[side]);
         let checker = Checker {
             family: &family,
             failures: &failures,
         };
-        family.top.codes[side] = checker.derive_side(side)?;
+        checker.derive_side(side, &mut codes)?;
+        family.top.codes[side] = codes;
     }
     let checker = Checker {
         family: &family,
@@ -438,16 +441,13 @@ impl Checker<'_> {
         }
     }
 
-    /// The codes of the derived side `side`, each stand-in replaced by the value its moves give
-    /// (a failure where that value is not of the stored outcome).
-    fn derive_side(&self, side: Color) -> Result<Vec<u32>, DtmError> {
-        let top = &self.family.top;
-        let indexer = top.file.indexer();
-        let mut codes = top.codes[side].clone();
-        codes
-            .par_chunks_mut(RUN as usize)
-            .enumerate()
-            .try_for_each(|(run, out)| -> Result<(), DtmError> {
+    /// Replaces each stand-in in `codes`, the derived side `side`'s (taken out of the table while
+    /// they are filled), by the value its moves give (a failure where that value is not of the
+    /// stored outcome).
+    fn derive_side(&self, side: Color, codes: &mut [u32]) -> Result<(), DtmError> {
+        let indexer = self.family.top.file.indexer();
+        codes.par_chunks_mut(RUN as usize).enumerate().try_for_each(
+            |(run, out)| -> Result<(), DtmError> {
                 let mut decoder = Decoder::new(indexer);
                 for (k, code) in out.iter_mut().enumerate() {
                     let Some(stand_in) = Value::from_code(*code).filter(|&v| is_stand_in(v)) else {
@@ -475,8 +475,8 @@ impl Checker<'_> {
                     *code = best.code();
                 }
                 Ok(())
-            })?;
-        Ok(codes)
+            },
+        )
     }
 
     /// Checks every entry of `side`, marking the legal ones in `legal`; returns their counts.
