@@ -26,6 +26,26 @@ use std::path::{Path, PathBuf};
 const WDL_LEVEL: i32 = 15;
 const DTC_LEVEL: i32 = 15;
 
+/// Level 15's parameters for inputs of at most 256 KiB, set explicitly for DTM distance
+/// blocks. zstd picks a level's parameters by the input's size, and a block of 2^18 one-byte
+/// symbols is one byte over 256 KiB with its width byte: it gets the parameters for large
+/// inputs (matches of at least 5, a shorter optimal parse), which left KRCKR's DTM distance
+/// blocks 19 % larger (its DTC ones 15 %) for about 40 % of the compression time. DTC blocks
+/// keep the faster choice: their files are far smaller than the peer's already, and every
+/// build writes them (`formats/table.md` §13).
+const DTM_DISTANCE_PARAMETERS: [zstd::zstd_safe::CParameter; 7] = {
+    use zstd::zstd_safe::{CParameter as P, Strategy};
+    [
+        P::WindowLog(18),
+        P::ChainLog(18),
+        P::HashLog(19),
+        P::SearchLog(6),
+        P::MinMatch(3),
+        P::TargetLength(128),
+        P::Strategy(Strategy::ZSTD_btopt),
+    ]
+};
+
 /// At most this many blocks are compressed at once, whatever the thread count: a compression
 /// context at these levels holds about 1.8 MiB (WDL) and 2.9 MiB (distances), measured with
 /// `ZSTD_sizeof_CCtx`, and the 64 MiB build budget (formats/build.md §9) has room for a few,
@@ -47,6 +67,7 @@ const BATCH_BLOCKS: usize = 2 * MAX_COMPRESSORS;
 struct Scratch {
     wdl: zstd::bulk::Compressor<'static>,
     dtc: zstd::bulk::Compressor<'static>,
+    dtm: zstd::bulk::Compressor<'static>,
     /// A block's content before compression.
     packed: Vec<u8>,
     /// Its compressed bytes, before they are copied out at their length.
@@ -56,20 +77,30 @@ struct Scratch {
 impl Scratch {
     fn new() -> Scratch {
         let context = |level| zstd::bulk::Compressor::new(level).expect("a zstd context");
+        let mut dtm = context(DTC_LEVEL);
+        for p in DTM_DISTANCE_PARAMETERS {
+            dtm.set_parameter(p).expect("a zstd parameter in its range");
+        }
         Scratch {
             wdl: context(WDL_LEVEL),
             dtc: context(DTC_LEVEL),
+            dtm,
             packed: Vec::new(),
             out: Vec::new(),
         }
     }
 
-    /// The compressed form of `self.packed`, with the WDL or the distances context.
-    fn compress(&mut self, wdl: bool) -> Vec<u8> {
+    /// The compressed form of `self.packed`: a WDL block (`None`) or a distance block of a
+    /// metric.
+    fn compress(&mut self, distances: Option<Metric>) -> Vec<u8> {
         self.out.clear();
         self.out
             .reserve(zstd::zstd_safe::compress_bound(self.packed.len()));
-        let context = if wdl { &mut self.wdl } else { &mut self.dtc };
+        let context = match distances {
+            None => &mut self.wdl,
+            Some(Metric::Dtc) => &mut self.dtc,
+            Some(Metric::Dtm) => &mut self.dtm,
+        };
         context
             .compress_to_buffer(&self.packed, &mut self.out)
             .expect("zstd compression of a buffer");
@@ -84,7 +115,7 @@ thread_local! {
 
 /// Compresses a batch of entries' symbols, block by block in parallel (on the calling pool):
 /// each block's (WDL, distances) compressed bytes, in order.
-fn compress_blocks(wdl: &[u8], dtc: &[u16]) -> Vec<(Vec<u8>, Vec<u8>)> {
+fn compress_blocks(wdl: &[u8], dtc: &[u16], metric: Metric) -> Vec<(Vec<u8>, Vec<u8>)> {
     let be = BLOCK_ENTRIES as usize;
     wdl.par_chunks(be)
         .zip(dtc.par_chunks(be))
@@ -92,9 +123,9 @@ fn compress_blocks(wdl: &[u8], dtc: &[u16]) -> Vec<(Vec<u8>, Vec<u8>)> {
             SCRATCH.with_borrow_mut(|s| {
                 let s = s.get_or_insert_with(Scratch::new);
                 pack_wdl(w, &mut s.packed);
-                let wz = s.compress(true);
+                let wz = s.compress(None);
                 pack_symbols(d, &mut s.packed);
-                let dz = s.compress(false);
+                let dz = s.compress(Some(metric));
                 (wz, dz)
             })
         })
@@ -353,8 +384,9 @@ impl TableWriter {
         dtc.clear();
         dtc.extend(self.dtc.drain(..n));
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        let metric = self.metric();
         self.pool.spawn(move || {
-            let blocks = compress_blocks(&wdl, &dtc);
+            let blocks = compress_blocks(&wdl, &dtc, metric);
             // The receiver is gone only if the write was abandoned: nothing to store then.
             let _ = tx.send(Batch {
                 blocks,
@@ -372,6 +404,15 @@ impl TableWriter {
             self.store_pending()?;
         }
         Ok(())
+    }
+
+    /// The metric of the table being written: DTM exactly when it has a level table.
+    fn metric(&self) -> Metric {
+        if self.levels.is_some() {
+            Metric::Dtm
+        } else {
+            Metric::Dtc
+        }
     }
 
     /// Waits for the oldest batch in flight, if any, and stores its blocks.
@@ -482,11 +523,7 @@ impl TableWriter {
             builder: super::BUILDER_ID.to_string(),
             derived: self.derived,
             supports: std::mem::take(&mut self.supports),
-            metric: if self.levels.is_some() {
-                Metric::Dtm
-            } else {
-                Metric::Dtc
-            },
+            metric: self.metric(),
             levels: self
                 .levels
                 .as_ref()
