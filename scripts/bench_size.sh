@@ -4,9 +4,10 @@
 # in one `xqtb build --verbose` run and prints, per table, the file's bytes, its WDL-only bytes
 # (header + WDL blocks + their block-index entries: what a WDL prober reads), its distance
 # blocks' bytes, and the write time; then the family totals and the build's wall time.
-# The layout is read by an independent parser of formats/table.md (format 6), below; it also
+# The layout is read by an independent parser of formats/table.md (format 7), below; it also
 # names each table's derived side (the one whose distances are found from its moves) and splits
-# the distance bytes by side to move.
+# the distance bytes by side to move. In a DTM file the side not derived keeps no WDL blocks: its
+# distance bytes carry its outcomes (formats/table.md §5.1).
 # Usage: [METRIC=dtc|dtm] [SKIP_BUILD=1] scripts/bench_size.sh [MATERIAL] [DIR]
 # (DIR kept if given, else a temporary one; METRIC=dtm builds and reads the .xqdtm files;
 # SKIP_BUILD=1 reads the tables already in DIR.)
@@ -42,16 +43,22 @@ for name in sorted(os.listdir(d)):
     b = open(os.path.join(d, name), "rb").read()
     assert b[:8] == b"XQTB\x1aTBL", name
     version, = struct.unpack_from("<I", b, 8)
-    assert version == 6, f"{name}: format {version}"
+    assert version == 7, f"{name}: format {version}"
     assert zlib.crc32(b[:252]) == struct.unpack_from("<I", b, 252)[0], name
     supports, supports_crc = struct.unpack_from("<II", b, 244)
     assert zlib.crc32(b[256 : 256 + 32 * supports]) == supports_crc, name
-    assert zlib.crc32(b[:-4]) == struct.unpack_from("<I", b, len(b) - 4)[0], name
+    # The trailer: every byte before it but header_crc (formats/table.md §9).
+    assert zlib.crc32(b[256:-4], zlib.crc32(b[:252])) == struct.unpack_from("<I", b, len(b) - 4)[0], name
     block_entries, entries, nb = struct.unpack_from("<IQI", b, 36)
     index_offset, file_len = struct.unpack_from("<QQ", b, 184)
     assert file_len == len(b)
     lens = [struct.unpack_from("<QII", b, index_offset + 16 * k)[1] for k in range(4 * nb)]
     levels_len, = struct.unpack_from("<I", b, 112)
+    # Fold tables (DTM: a folded side's values, its WDL blocks empty) between the value table
+    # and the block index.
+    folded = [struct.unpack_from("<I", b, 56 + 64 * s + 36)[0] for s in (0, 1)]
+    symbols, = struct.unpack_from("<I", b, 236)
+    assert index_offset - 4 * sum(folded) - 68 * symbols >= 256 + levels_len, name
     # What a WDL probe reads: header, supporting-table list, level table (DTM), WDL blocks and
     # their index entries.
     wdl = 256 + 32 * supports + levels_len + sum(lens[: 2 * nb]) + 2 * nb * 16

@@ -7,8 +7,8 @@ use crate::common::{build_lib_with, Notes};
 use proptest::prelude::*;
 use std::path::Path;
 use xqtb::table::{
-    derived_stand_in, distance_implied, is_order_seed, Firsts, Histogram, RuleSet, SideCounts,
-    Stream, SupportingTable, TableError, TableFile, TableWriter, BLOCK_ENTRIES,
+    derived_stand_in, distance_implied, is_order_seed, Firsts, Histogram, Levels, Metric, RuleSet,
+    SideCounts, Stream, SupportingTable, TableError, TableFile, TableWriter, BLOCK_ENTRIES,
 };
 use xqtb::{ByColor, Color, Indexer, Material, Value};
 
@@ -47,23 +47,25 @@ fn codes(ix: &Indexer, side: usize, span: impl Fn(u64) -> u64, orders: bool) -> 
 }
 
 /// Writes a synthetic table of `material` into `dir` through [`TableWriter`], in pieces of
-/// `piece` entries, side `derived` (if any) derived; returns its path and codes.
+/// `piece` entries, side `derived` (if any) derived, a DTM table with `levels` if given; returns
+/// its path and codes.
 fn write_table(
     dir: &Path,
     material: &str,
     piece: usize,
     span: impl Fn(u64) -> u64 + Copy,
-    derived: Option<usize>,
+    (derived, levels): (Option<usize>, Option<&Levels>),
 ) -> (std::path::PathBuf, [Vec<u32>; 2]) {
     let m: Material = material.parse().unwrap();
     let ix = Indexer::new(m).unwrap();
-    let path = xqtb::table::table_path(dir, m);
+    let metric = if levels.is_some() { Metric::Dtm } else { Metric::Dtc };
+    let path = xqtb::table::metric_table_path(dir, m, metric);
     // Values of order 1 where the rules can make them.
     let rule_set = RuleSet::DtcAsian.for_material(m);
     let orders = rule_set.has_orders();
     let all = [codes(&ix, 0, span, orders), codes(&ix, 1, span, orders)];
     let derived = derived.map(|s| Color::ALL[s]);
-    let mut w = TableWriter::create(&path, m, ix.size(), (derived, None), &supports(m)).unwrap();
+    let mut w = TableWriter::create(&path, m, ix.size(), (derived, levels), &supports(m)).unwrap();
     for (side, c) in Color::ALL.into_iter().zip(&all) {
         for p in c.chunks(piece) {
             w.write(side, p).unwrap();
@@ -196,7 +198,7 @@ fn round_trip_every_width_and_several_blocks() {
         _ => 1000,
     };
     // Pieces that cut blocks anywhere.
-    let (path, all) = write_table(dir.path(), "KRKN", 100_003, span, None);
+    let (path, all) = write_table(dir.path(), "KRKN", 100_003, span, (None, None));
     let t = TableFile::open(&path, 1 << 20).unwrap();
     assert_eq!(t.header().blocks_per_side(), 2);
     assert!(t.values().len() > 256, "{} symbols", t.values().len());
@@ -214,7 +216,7 @@ fn round_trip_every_width_and_several_blocks() {
     assert!(widths.contains(&8) && widths.contains(&16), "{widths:?}");
     let v = TableFile::from_reader(bytes, &path, 1 << 20).unwrap();
     check_round_trip(&v, &all);
-    let small = write_table(dir.path(), "KNK", 1 << 30, |_| 9, Some(1));
+    let small = write_table(dir.path(), "KNK", 1 << 30, |_| 9, (Some(1), None));
     let t = TableFile::open(&small.0, 0).unwrap();
     assert_eq!(
         t.read_stream_block(Stream::Dtc, Color::Red, 0).unwrap()[0],
@@ -224,10 +226,118 @@ fn round_trip_every_width_and_several_blocks() {
     check_round_trip(&t, &small.1);
 }
 
+/// Format 7: a DTM table's sides that are not derived carry their outcomes in their distance
+/// streams (`formats/table.md` §5.1, §7.1). With no side, Red or Black derived, every entry
+/// reads back (a derived one as its stand-in but for the seeds), a folded side's WDL is read
+/// from its distances, and the bytes are where the format puts them, parsed here on their own:
+/// each side record's fold-table length at +36, the fold tables between the value table and the
+/// block index holding the side's values in order of first use, and a folded side's WDL blocks
+/// empty in the block index.
+#[test]
+fn dtm_sides_fold_their_outcomes_into_their_distances() {
+    let dir = tempfile::tempdir().unwrap();
+    let levels = Levels::for_table(std::iter::empty(), 1);
+    let span = |i: u64| if i < BLOCK_ENTRIES as u64 { 6 } else { 600 };
+    for derived in [None, Some(0), Some(1)] {
+        let (path, all) = write_table(dir.path(), "KRKN", 70_001, span, (derived, Some(&levels)));
+        let t = TableFile::open(&path, 1 << 20).unwrap();
+        t.verify_checksums().unwrap();
+        let h = t.header().clone();
+        let bytes = std::fs::read(&path).unwrap();
+        let u32_at = |o: usize| u32::from_le_bytes(bytes[o..o + 4].try_into().unwrap());
+        let u64_at = |o: usize| u64::from_le_bytes(bytes[o..o + 8].try_into().unwrap());
+        assert_eq!(u32_at(8), 7, "format version");
+        let index_offset = u64_at(184) as usize;
+        let folds = [u32_at(56 + 36) as usize, u32_at(120 + 36) as usize];
+        let mut fold_at = index_offset - 4 * (folds[0] + folds[1]);
+        let nb = h.blocks_per_side() as usize;
+        let mut widths = Vec::new();
+        for (side, c) in all.iter().enumerate() {
+            let color = Color::ALL[side];
+            let is_derived = derived == Some(side);
+            // The side's decided values in order of first use: its fold table.
+            let mut first_use: Vec<(u16, u16)> = Vec::new();
+            for v in c.iter().filter_map(|&code| Value::from_code(code)) {
+                if let Value::Decided { order, distance } = v {
+                    if !first_use.contains(&(order, distance)) {
+                        first_use.push((order, distance));
+                    }
+                }
+            }
+            let table: Vec<(u16, u16)> = (0..folds[side])
+                .map(|k| {
+                    let e = fold_at + 4 * k;
+                    let u16_at = |o: usize| u16::from_le_bytes([bytes[o], bytes[o + 1]]);
+                    (u16_at(e), u16_at(e + 2))
+                })
+                .collect();
+            fold_at += 4 * folds[side];
+            assert_eq!(table, if is_derived { vec![] } else { first_use }, "side {side}");
+            let wdl_lens: Vec<u32> = (0..nb)
+                .map(|b| u32_at(index_offset + 16 * (side * nb + b) + 8))
+                .collect();
+            assert_eq!(wdl_lens.iter().all(|&n| n == 0), !is_derived, "{wdl_lens:?}");
+            for block in 0..h.blocks_per_side() {
+                let got = t.read_stored(color, block).unwrap();
+                let wdl = t.read_wdl_block(color, block).unwrap();
+                widths.push(t.read_stream_block(Stream::Dtc, color, block).unwrap()[0]);
+                let base = (block * h.block_entries as u64) as usize;
+                for (k, &g) in got.iter().enumerate() {
+                    let (g, w) = (Value::from_code(g), Value::from_code(c[base + k]));
+                    let want = match w {
+                        Some(v @ Value::Decided { .. }) if is_derived && !is_order_seed(v) => {
+                            Some(derived_stand_in(v.outcome()))
+                        }
+                        w => w,
+                    };
+                    assert_eq!(g, want, "side {side} entry {}", base + k);
+                    if let Some(w) = w {
+                        let symbol = w.outcome() as u8; // loss 0, draw 1, win 2
+                        assert_eq!(wdl[k], symbol, "side {side} entry {} WDL", base + k);
+                        let i = (base + k) as u64;
+                        assert_eq!(t.outcome_legal(color, i).unwrap(), w.outcome());
+                    }
+                }
+            }
+        }
+        assert_eq!(fold_at, index_offset);
+        assert!(widths.contains(&4) && widths.contains(&16), "{widths:?}");
+        // Every single flipped byte of the fold tables is an error at open or a check.
+        for i in index_offset - 4 * (folds[0] + folds[1])..index_offset {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x40;
+            assert!(read_all(bad, &path).is_err(), "byte {i}");
+        }
+    }
+}
+
+/// The trailer, a table's identity in the tables built from it (§4.1), covers the header.
+/// Over every byte before it, header_crc included, it would not: a crc32 followed by its own
+/// crc32 leaves a constant state, so a header rewritten with a fresh header_crc kept the file's
+/// trailer (and its identity) unchanged.
+#[test]
+fn the_trailer_covers_the_header() {
+    let (_dir, path, good) = small_file();
+    let mut bad = good.clone();
+    bad[0xcc] ^= 0x20; // the builder field: "Xqtb"
+    let crc = crc32fast::hash(&bad[..252]);
+    bad[252..256].copy_from_slice(&crc.to_le_bytes());
+    let t = TableFile::from_reader(bad.clone(), &path, 1 << 16).unwrap();
+    assert!(matches!(
+        t.verify_file_checksum(),
+        Err(TableError::FileChecksum(_))
+    ));
+    assert_eq!(
+        crc32fast::hash(&bad[..bad.len() - 4]),
+        crc32fast::hash(&good[..good.len() - 4]),
+        "a crc32 over the header with its own crc32 does not see the change"
+    );
+}
+
 /// A small real-writer file: KNKA (16,470 entries a side, one block each).
 fn small_file() -> (tempfile::TempDir, std::path::PathBuf, Vec<u8>) {
     let dir = tempfile::tempdir().unwrap();
-    let (path, _) = write_table(dir.path(), "KNKA", 5000, |_| 30, Some(0));
+    let (path, _) = write_table(dir.path(), "KNKA", 5000, |_| 30, (Some(0), None));
     let bytes = std::fs::read(&path).unwrap();
     (dir, path, bytes)
 }
@@ -382,8 +492,10 @@ fn reseal(b: &mut [u8]) {
     }
     let crc = crc32fast::hash(&b[..252]);
     b[252..256].copy_from_slice(&crc.to_le_bytes());
-    let crc = crc32fast::hash(&b[..n - 4]);
-    b[n - 4..].copy_from_slice(&crc.to_le_bytes());
+    let mut crc = crc32fast::Hasher::new();
+    crc.update(&b[..252]);
+    crc.update(&b[256..n - 4]);
+    b[n - 4..].copy_from_slice(&crc.finalize().to_le_bytes());
 }
 
 /// Each rule set's invariants are checked when a table opens (`formats/table.md` §4, §11): a
@@ -394,8 +506,8 @@ fn reseal(b: &mut [u8]) {
 #[test]
 fn every_rule_sets_invariants_are_checked_at_open() {
     let dir = tempfile::tempdir().unwrap();
-    let (krkn, _) = write_table(dir.path(), "KRKN", 1 << 30, |_| 30, None);
-    let (knka, _) = write_table(dir.path(), "KNKA", 1 << 30, |_| 30, None);
+    let (krkn, _) = write_table(dir.path(), "KRKN", 1 << 30, |_| 30, (None, None));
+    let (knka, _) = write_table(dir.path(), "KNKA", 1 << 30, |_| 30, (None, None));
     let good = |p: &Path| std::fs::read(p).unwrap();
     let open = |mut b: Vec<u8>, path: &Path| {
         reseal(&mut b);

@@ -44,7 +44,7 @@ use thiserror::Error;
 /// The first eight bytes of every table file.
 pub const MAGIC: [u8; 8] = *b"XQTB\x1aTBL";
 /// Version of the layout described in `formats/table.md`.
-pub const FORMAT_VERSION: u32 = 6;
+pub const FORMAT_VERSION: u32 = 7;
 /// Entries per compressed block (both streams). Larger blocks compress better (zstd finds
 /// repeats a whole defender placement apart: 8,100 entries in KRNKAABB) at the cost of a longer
 /// block decompression on a cache miss; measured in `formats/table.md` §13.
@@ -53,8 +53,14 @@ pub const BLOCK_ENTRIES: u32 = 1 << 18;
 pub const MAX_BLOCK_ENTRIES: u32 = 1 << 22;
 /// Header length in bytes.
 pub const HEADER_LEN: usize = 256;
+/// Where the header's own crc32 is (its last four bytes); the trailer leaves it out.
+pub const HEADER_CRC_AT: usize = HEADER_LEN - 4;
 /// Bytes of one block-index entry.
 pub const INDEX_ENTRY_LEN: usize = 16;
+/// Bytes of one fold-table entry: a value's order and distance (u16 each).
+pub const FOLD_ENTRY_LEN: usize = 4;
+/// The most entries a fold table may have: its symbols (1 + entry) are 16 bits.
+pub const MAX_FOLD_ENTRIES: u32 = u16::MAX as u32 - 1;
 /// Bytes of one value-table entry: order and half distance (u16 each), then per side to move
 /// (Red, Black) the positions won and lost at that value and the first index of each (u64 each).
 pub const VALUE_ENTRY_LEN: usize = 68;
@@ -459,6 +465,9 @@ pub struct Header {
     pub metric: Metric,
     /// DTM: the level keys its values' orders index (empty for DTC, whose orders are its own).
     pub levels: Levels,
+    /// Entries of each side's fold table (`formats/table.md` §7.1): the values a folded side's
+    /// distance symbols name, which follow the value table; 0 for a side that is not folded.
+    pub fold_entries: ByColor<u32>,
 }
 
 /// The completion record this program writes (at most 32 bytes): a table carrying another one
@@ -502,9 +511,26 @@ impl Header {
         HEADER_LEN as u64 + self.supports_len() + self.levels_len()
     }
 
-    /// Where the value table starts (it ends at `index_offset`).
+    /// Where the value table starts (the fold tables follow it, up to `index_offset`).
     pub fn values_offset(&self) -> u64 {
-        self.index_offset - self.symbols as u64 * VALUE_ENTRY_LEN as u64
+        self.fold_offset() - self.symbols as u64 * VALUE_ENTRY_LEN as u64
+    }
+
+    /// Where the fold tables start (side 0's, then side 1's; they end at `index_offset`).
+    pub fn fold_offset(&self) -> u64 {
+        self.index_offset - self.fold_len()
+    }
+
+    /// Bytes of both sides' fold tables.
+    pub fn fold_len(&self) -> u64 {
+        (self.fold_entries[Color::Red] as u64 + self.fold_entries[Color::Black] as u64)
+            * FOLD_ENTRY_LEN as u64
+    }
+
+    /// Does `side`'s distance stream carry its outcomes too (a DTM table's side that is not
+    /// derived, format 7: `formats/table.md` §5.1)? Its WDL blocks are then empty.
+    pub fn folds(&self, side: Color) -> bool {
+        self.metric == Metric::Dtm && self.derived != Some(side)
     }
 
     /// Bytes of the block index: two streams, two sides.
@@ -546,6 +572,7 @@ impl Header {
             let lw = st.longest_win;
             LE::write_u16(&mut b[o + 32..], lw.map_or(0, |l| l.order));
             LE::write_u16(&mut b[o + 34..], lw.map_or(0, |l| l.distance));
+            LE::write_u32(&mut b[o + 36..], self.fold_entries[side]);
             LE::write_u64(&mut b[o + 40..], lw.map_or(u64::MAX, |l| l.index));
         }
         LE::write_u64(&mut b[184..], self.index_offset);
@@ -672,7 +699,22 @@ impl Header {
             metric: Metric::from_u32(LE::read_u32(&b[METRIC_AT..]))
                 .ok_or_else(|| bad(format!("unknown metric {}", LE::read_u32(&b[METRIC_AT..]))))?,
             levels: Levels::default(),
+            fold_entries: ByColor::new(|side| LE::read_u32(&b[56 + 64 * side.index() + 36..])),
         };
+        for side in Color::ALL {
+            let n = h.fold_entries[side];
+            if n > MAX_FOLD_ENTRIES || (n > 0 && !h.folds(side)) {
+                return Err(bad(format!(
+                    "a fold table of {n} entries for side {}, {}",
+                    side_char(side),
+                    if n > MAX_FOLD_ENTRIES {
+                        "more than its symbols can name"
+                    } else {
+                        "which is not folded"
+                    }
+                )));
+            }
+        }
         let levels = LevelsField {
             count: LE::read_u32(&b[LEVELS_AT..]),
             len: LE::read_u32(&b[LEVELS_LEN_AT..]),
@@ -712,7 +754,7 @@ impl Header {
         if supports as usize > MAX_SUPPORTS {
             return Err(bad(format!("{supports} supporting tables")));
         }
-        let tail = h.symbols as u64 * VALUE_ENTRY_LEN as u64;
+        let tail = h.symbols as u64 * VALUE_ENTRY_LEN as u64 + h.fold_len();
         if h.index_offset
             < HEADER_LEN as u64 + supports as u64 * SUPPORT_LEN as u64 + levels.len as u64 + tail
             || h.index_offset.checked_add(h.index_len() + 4) != Some(h.file_len)
@@ -838,7 +880,7 @@ pub enum TableError {
         /// The version this program reads.
         supported: u32,
     },
-    /// A table of an earlier format version (1 to 3), which this program no longer reads.
+    /// A table of an earlier format version, which this program no longer reads.
     #[error(
         "{path}: table format version {version}, which this program no longer reads (it reads \
          version {reads}): rebuild it with `xqtb build {material} --dir <DIR>` (build replaces \

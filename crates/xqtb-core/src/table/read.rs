@@ -14,10 +14,11 @@
 use super::{
     derived_stand_in, is_order_seed, side_char, supports_from_bytes, wdl_outcome, Firsts, Header,
     Histogram, Levels, Metric, Stream, SupportingTable, Symbol, SymbolCounts, TableError,
-    HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, SUPPORT_LEN, VALUE_ENTRY_LEN, WDL_DRAW, WDL_WIN,
+    FOLD_ENTRY_LEN, HEADER_CRC_AT, HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, SUPPORT_LEN, VALUE_ENTRY_LEN, WDL_DRAW,
+    WDL_LOSS, WDL_WIN,
 };
 use crate::index::Indexer;
-use crate::piece::Color;
+use crate::piece::{ByColor, Color};
 use crate::value::{Outcome, Value, CODE_NONE, MAX_ORDER};
 use byteorder::{ByteOrder, LittleEndian as LE};
 use lru::LruCache;
@@ -128,6 +129,9 @@ pub struct TableFile<R: ReadAt = File> {
     values: Vec<Symbol>,
     /// Positions holding each value-table entry's value, per side to move.
     counts: Vec<SymbolCounts>,
+    /// Each folded side's fold table: distance symbol `k + 1` stands for value `k`, 0 for a
+    /// draw (`formats/table.md` §7.1); empty for a side that is not folded.
+    fold: ByColor<Vec<Value>>,
     /// Decompressed blocks by (stream, side, block): WDL (2 bits an entry), or a distance block (a width
     /// byte, then the symbols).
     cache: Vec<Mutex<Shard>>,
@@ -343,7 +347,13 @@ impl<R: ReadAt> TableFile<R> {
             }
         }
         let (shards, shard_budget) = cache_plan(&header, cache_bytes);
-        let block_index = tail.split_off(header.symbols as usize * VALUE_ENTRY_LEN);
+        let mut block_index = tail.split_off(header.symbols as usize * VALUE_ENTRY_LEN);
+        let folds = block_index.drain(..header.fold_len() as usize).collect::<Vec<u8>>();
+        let fold = fold_tables(&header, &folds, &values, &counts, &block_index)
+            .map_err(|what| TableError::ValueTable {
+                path: path.to_owned(),
+                what,
+            })?;
         Ok(TableFile {
             path: path.to_owned(),
             r,
@@ -353,6 +363,7 @@ impl<R: ReadAt> TableFile<R> {
             indexer,
             values,
             counts,
+            fold,
             cache: (0..shards)
                 .map(|_| {
                     Mutex::new(Shard {
@@ -567,6 +578,9 @@ impl<R: ReadAt> TableFile<R> {
     /// checked legality (as `Tablebase::probe_dtc` does before encoding); for an index that is not
     /// a legal position the answer means nothing.
     pub fn outcome_legal(&self, side: Color, index: u64) -> Result<Outcome, TableError> {
+        if self.header.folds(side) {
+            return Ok(self.stored_legal(side, index)?.outcome());
+        }
         let (block, k) = self.locate(side, index)?;
         Ok(wdl_outcome(wdl_at(
             &self.cached(Stream::Wdl, side, block)?,
@@ -619,12 +633,36 @@ impl<R: ReadAt> TableFile<R> {
         Ok(value)
     }
 
+    /// The value of a folded side's distance symbol: 0 a draw, `k + 1` its fold table's entry
+    /// `k`; an error past the table (corruption).
+    fn unfold(&self, sym: usize, side: Color, block: u64) -> Result<Value, TableError> {
+        if sym == 0 {
+            return Ok(Value::Draw);
+        }
+        let fold = &self.fold[side];
+        fold.get(sym - 1).copied().ok_or_else(|| {
+            self.block_error(
+                Stream::Dtc,
+                side,
+                block,
+                format!(
+                    "symbol {sym} outside the fold table ({} entries)",
+                    fold.len()
+                ),
+            )
+        })
+    }
+
     /// The value a legal position's entry stores (WDL and distance streams). Not always the
     /// position's value: a win at `(0, 1)` or a loss at `(0, 0)` stores an arbitrary distance
     /// ([`super::resolve`] and `Tablebase::probe_dtc` give the value). The caller has checked
     /// legality; for an index that is not a legal position the answer means nothing.
     pub fn stored_legal(&self, side: Color, index: u64) -> Result<Value, TableError> {
         let (block, k) = self.locate(side, index)?;
+        if self.header.folds(side) {
+            let d = self.cached(Stream::Dtc, side, block)?;
+            return self.unfold(symbol_at(&d, k), side, block);
+        }
         let w = wdl_at(&self.cached(Stream::Wdl, side, block)?, k);
         if w == WDL_DRAW {
             return Ok(Value::Draw);
@@ -646,6 +684,12 @@ impl<R: ReadAt> TableFile<R> {
     /// One block's raw WDL symbols (`WDL_LOSS`, `WDL_DRAW`, `WDL_WIN`), entries that are not
     /// legal positions included (their symbols mean nothing).
     pub fn read_wdl_block(&self, side: Color, block: u64) -> Result<Vec<u8>, TableError> {
+        if self.header.folds(side) {
+            let d = self.read_stream_block(Stream::Dtc, side, block)?;
+            return (0..self.header.block_len(block))
+                .map(|k| Ok(wdl_symbol(self.unfold(symbol_at(&d, k), side, block)?)))
+                .collect();
+        }
         let packed = self.read_stream_block(Stream::Wdl, side, block)?;
         Ok((0..self.header.block_len(block))
             .map(|k| wdl_at(&packed, k))
@@ -656,8 +700,13 @@ impl<R: ReadAt> TableFile<R> {
     /// [`TableFile::stored_legal`]) with whatever the file holds for entries that are not legal
     /// positions (a valid code, meaning nothing): for callers that decide legality themselves.
     pub fn read_stored_raw(&self, side: Color, block: u64) -> Result<Vec<u32>, TableError> {
-        let w = self.read_wdl_block(side, block)?;
         let d = self.read_stream_block(Stream::Dtc, side, block)?;
+        if self.header.folds(side) {
+            return (0..self.header.block_len(block))
+                .map(|k| Ok(self.unfold(symbol_at(&d, k), side, block)?.code()))
+                .collect();
+        }
+        let w = self.read_wdl_block(side, block)?;
         w.iter()
             .enumerate()
             .map(|(k, &w)| Ok(self.decode_value(w, symbol_at(&d, k), side, block)?.code()))
@@ -690,15 +739,17 @@ impl<R: ReadAt> TableFile<R> {
         Ok(())
     }
 
-    /// Checks the trailer only: the crc32 of every byte before it (one sequential read of the
-    /// file, nothing decompressed).
+    /// Checks the trailer only: the crc32 of every byte before it but `header_crc` (one
+    /// sequential read of the file, nothing decompressed).
     pub fn verify_file_checksum(&self) -> Result<(), TableError> {
         let h = &self.header;
         let io = |e| TableError::io(&self.path)(e);
         let mut crc = crc32fast::Hasher::new();
         let body = h.file_len - 4;
         let mut buf = vec![0u8; 1 << 20];
-        let mut at = 0u64;
+        self.r.read_exact_at(&mut buf[..HEADER_LEN], 0).map_err(io)?;
+        crc.update(&buf[..HEADER_CRC_AT]);
+        let mut at = HEADER_LEN as u64;
         while at < body {
             let n = (body - at).min(buf.len() as u64) as usize;
             self.r.read_exact_at(&mut buf[..n], at).map_err(io)?;
@@ -712,6 +763,63 @@ impl<R: ReadAt> TableFile<R> {
         }
         Ok(())
     }
+}
+
+/// The WDL symbol of a value.
+fn wdl_symbol(v: Value) -> u8 {
+    match v.outcome() {
+        Outcome::Loss => WDL_LOSS,
+        Outcome::Draw => WDL_DRAW,
+        Outcome::Win => WDL_WIN,
+    }
+}
+
+/// Each side's fold table (`formats/table.md` §7.1) from its bytes `b` (side 0's entries, then
+/// side 1's), checked: every entry a value the side holds by the value table's counts, none
+/// twice; and a folded side's WDL blocks empty in the block index.
+fn fold_tables(
+    h: &Header,
+    b: &[u8],
+    values: &[Symbol],
+    counts: &[SymbolCounts],
+    block_index: &[u8],
+) -> Result<ByColor<Vec<Value>>, String> {
+    let mut entries = b.chunks_exact(FOLD_ENTRY_LEN);
+    let mut fold = ByColor::<Vec<Value>>::default();
+    let by_value: std::collections::HashMap<Symbol, &SymbolCounts> =
+        values.iter().copied().zip(counts).collect();
+    for side in Color::ALL {
+        let s = side.index();
+        let table = &mut fold[side];
+        let mut seen = std::collections::HashSet::new();
+        for e in entries.by_ref().take(h.fold_entries[side] as usize) {
+            let (order, distance) = (LE::read_u16(e), LE::read_u16(&e[2..]));
+            let half = distance / 2;
+            let held = by_value.get(&Symbol { order, half }).is_some_and(|c| {
+                (if distance % 2 == 1 { c.win[s] } else { c.loss[s] }) > 0
+            });
+            let value = Value::Decided { order, distance };
+            if !held || !seen.insert((order, distance)) {
+                return Err(format!(
+                    "side {}'s fold table names ({order}, {distance}) {}",
+                    side_char(side),
+                    if held { "twice" } else { "which the side does not hold" }
+                ));
+            }
+            table.push(value);
+        }
+        if h.folds(side) {
+            let first = (h.index_entry_at(Stream::Wdl, side, 0) - h.index_offset) as usize;
+            let wdl = &block_index[first..first + h.blocks_per_side() as usize * INDEX_ENTRY_LEN];
+            if wdl.chunks_exact(INDEX_ENTRY_LEN).any(|e| LE::read_u32(&e[8..]) != 0) {
+                return Err(format!(
+                    "side {} is folded, its WDL blocks are not empty",
+                    side_char(side)
+                ));
+            }
+        }
+    }
+    Ok(fold)
 }
 
 /// WDL symbol `k` of a decompressed, checked WDL block (four 2-bit symbols a byte).

@@ -117,13 +117,19 @@ thread_local! {
 /// each block's (WDL, distances) compressed bytes, in order.
 fn compress_blocks(wdl: &[u8], dtc: &[u16], metric: Metric) -> Vec<(Vec<u8>, Vec<u8>)> {
     let be = BLOCK_ENTRIES as usize;
-    wdl.par_chunks(be)
-        .zip(dtc.par_chunks(be))
-        .map(|(w, d)| {
+    dtc.par_chunks(be)
+        .enumerate()
+        .map(|(k, d)| {
             SCRATCH.with_borrow_mut(|s| {
                 let s = s.get_or_insert_with(Scratch::new);
-                pack_wdl(w, &mut s.packed);
-                let wz = s.compress(None);
+                // A folded side's WDL blocks are empty (no WDL symbols were given).
+                let wz = match wdl.get(k * be..) {
+                    Some(w) if !w.is_empty() => {
+                        pack_wdl(&w[..d.len()], &mut s.packed);
+                        s.compress(None)
+                    }
+                    _ => Vec::new(),
+                };
                 pack_symbols(d, &mut s.packed);
                 let dz = s.compress(Some(metric));
                 (wz, dz)
@@ -163,6 +169,13 @@ pub struct TableWriter {
     /// samples of KRCKR's final write: `perf record`).
     symbols: Vec<Symbol>,
     by_order: Vec<Vec<u16>>,
+    /// Each folded side's fold table (`formats/table.md` §7.1): its values in order of first
+    /// use, symbol `k + 1` for entry `k`; and the current side's inverse, by order and
+    /// distance (as `by_order`).
+    fold: ByColor<Vec<(u16, u16)>>,
+    fold_by_order: Vec<Vec<u16>>,
+    /// The symbol given to the folded side's last legal entry: an illegal entry repeats it.
+    fold_fill: u16,
     /// Block index entries in file order per stream (side 0's blocks, then side 1's).
     wdl_index: Vec<IndexEntry>,
     dtc_index: Vec<IndexEntry>,
@@ -258,6 +271,9 @@ impl TableWriter {
             derived,
             symbols: Vec::new(),
             by_order: Vec::new(),
+            fold: ByColor::default(),
+            fold_by_order: Vec::new(),
+            fold_fill: 0,
             wdl_index: Vec::new(),
             dtc_index: Vec::new(),
             wdl_blocks: Vec::new(),
@@ -311,6 +327,12 @@ impl TableWriter {
         self.dtc.reserve(codes.len());
         if self.derived == Some(side) {
             self.write_derived(codes);
+        } else if self.metric() == Metric::Dtm {
+            if self.written[side] == 0 {
+                self.fold_by_order.clear();
+                self.fold_fill = 0;
+            }
+            self.write_folded(side, codes);
         } else {
             self.write_stored(codes);
         }
@@ -318,9 +340,9 @@ impl TableWriter {
         let be = BLOCK_ENTRIES as usize;
         let side_done = self.written[side] == self.entries;
         let ready = if side_done {
-            self.wdl.len()
+            self.dtc.len()
         } else {
-            self.wdl.len() / (be * BATCH_BLOCKS) * (be * BATCH_BLOCKS)
+            self.dtc.len() / (be * BATCH_BLOCKS) * (be * BATCH_BLOCKS)
         };
         if ready > 0 {
             self.compress(ready)?;
@@ -349,6 +371,49 @@ impl TableWriter {
             self.wdl.push(w);
             self.dtc.push(d);
         }
+    }
+
+    /// A folded side's entries into distance symbols alone (a DTM table's side that is not
+    /// derived, `formats/table.md` §5.1): 0 for a draw, `k + 1` for the `k`-th value of its
+    /// fold table; illegal entries repeat the last legal one's.
+    fn write_folded(&mut self, side: Color, codes: &[u32]) {
+        for &code in codes {
+            let d = match Value::from_code(code) {
+                None => self.fold_fill,
+                Some(Value::Draw) => 0,
+                Some(Value::Decided { order, distance }) => {
+                    self.symbol(order, distance);
+                    self.fold_symbol(side, order, distance)
+                }
+            };
+            if code != crate::value::CODE_NONE {
+                self.fold_fill = d;
+            }
+            self.dtc.push(d);
+        }
+    }
+
+    /// The folded side's symbol of a decided value, assigned on first use.
+    fn fold_symbol(&mut self, side: Color, order: u16, distance: u16) -> u16 {
+        let (o, d) = (order as usize, distance as usize);
+        if self.fold_by_order.len() <= o {
+            self.fold_by_order.resize(o + 1, Vec::new());
+        }
+        let by_distance = &mut self.fold_by_order[o];
+        if by_distance.len() <= d {
+            by_distance.resize(d + 1, NO_SYMBOL);
+        }
+        let slot = &mut by_distance[d];
+        if *slot == NO_SYMBOL {
+            let fold = &mut self.fold[side];
+            assert!(
+                fold.len() < super::MAX_FOLD_ENTRIES as usize,
+                "too many values on one side"
+            );
+            fold.push((order, distance));
+            *slot = fold.len() as u16;
+        }
+        *slot
     }
 
     /// A derived side's entries into symbols: WDL as usual (illegal entries repeat the last
@@ -380,7 +445,8 @@ impl TableWriter {
     fn compress(&mut self, n: usize) -> Result<(), TableError> {
         let (mut wdl, mut dtc) = self.spare.pop().unwrap_or_default();
         wdl.clear();
-        wdl.extend(self.wdl.drain(..n));
+        // A folded side has no WDL symbols.
+        wdl.extend(self.wdl.drain(..n.min(self.wdl.len())));
         dtc.clear();
         dtc.extend(self.dtc.drain(..n));
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
@@ -499,6 +565,12 @@ impl TableWriter {
             .iter()
             .flat_map(|(_, (h, _))| h.keys())
             .all(|&(order, d)| self.symbols.contains(&Symbol { order, half: d / 2 })));
+        for (_, fold) in self.fold.iter() {
+            for &(order, distance) in fold {
+                tail.extend_from_slice(&order.to_le_bytes());
+                tail.extend_from_slice(&distance.to_le_bytes());
+            }
+        }
         let index_offset = self.offset + tail.len() as u64;
         for &(offset, len, crc) in self.wdl_index.iter().chain(&self.dtc_index) {
             let mut e = [0u8; INDEX_ENTRY_LEN];
@@ -524,6 +596,7 @@ impl TableWriter {
             derived: self.derived,
             supports: std::mem::take(&mut self.supports),
             metric: self.metric(),
+            fold_entries: ByColor::new(|side| self.fold[side].len() as u32),
             levels: self
                 .levels
                 .as_ref()
@@ -532,7 +605,9 @@ impl TableWriter {
         debug_assert_eq!(header.index_offset + header.index_len(), self.offset);
         let head = header.to_bytes();
         let mut file_crc = crc32fast::Hasher::new();
-        file_crc.update(&head);
+        // Not header_crc: a crc32 followed by its own crc32 leaves a constant state, so with it
+        // the trailer would not depend on the header at all (formats/table.md §9).
+        file_crc.update(&head[..super::HEADER_CRC_AT]);
         file_crc.combine(&self.body_crc);
         let io = TableError::io(&self.tmp_path);
         let finish = |out: &mut BufWriter<File>| -> std::io::Result<()> {
