@@ -33,6 +33,7 @@ mod plan;
 mod rules;
 mod run;
 mod store;
+pub use store::Traffic;
 mod sub;
 mod work;
 mod write;
@@ -322,6 +323,9 @@ pub struct TableReport {
     pub plies: u32,
     /// The highest order (0 without the Asian rules' orders).
     pub max_order: u16,
+    /// Bytes this run wrote to and read from the table's working store (zero if it was
+    /// present, or resident and never checkpointed).
+    pub traffic: store::Traffic,
 }
 
 impl TableReport {
@@ -335,6 +339,7 @@ impl TableReport {
             resident: false,
             plies: 0,
             max_order: h.max_order,
+            traffic: Default::default(),
         }
     }
 }

@@ -5,7 +5,7 @@ use super::dtm::{self, Events};
 use super::layout::Layout;
 use super::plan::{chunk_bytes, plan_chunks, Plan, MIN_STREAM_CHUNK, SUB_CACHE};
 use super::rules::solve_orders;
-use super::store::{Manifest, Provenance, StoreDir};
+use super::store::{Manifest, Provenance, StoreDir, Traffic};
 use super::sub::Subtables;
 use super::work::Work;
 use super::write::write_table;
@@ -114,7 +114,7 @@ pub fn build_table(
     drop(subs);
     let keep_derived =
         (supports_more && levels.is_some()).then(|| super::derived::path(&opts.tmp, material));
-    let positions = write(
+    let (positions, traffic) = write(
         (work, keep_derived),
         &table,
         opts,
@@ -131,6 +131,7 @@ pub fn build_table(
         resident,
         plies,
         max_order,
+        traffic,
     })
 }
 
@@ -416,7 +417,7 @@ fn solve(
 }
 
 /// Writes the table file from the solved state and removes the working store; returns the
-/// legal positions written.
+/// legal positions written and the store's traffic in this run.
 fn write(
     (mut work, keep_derived): (Work, Option<std::path::PathBuf>),
     table: &TablePlan,
@@ -424,7 +425,7 @@ fn write(
     (rule_set, supports, levels): (RuleSet, &[SupportingTable], Option<&Levels>),
     max_order: u16,
     progress: &dyn Progress,
-) -> Result<u64, BuildError> {
+) -> Result<(u64, Traffic), BuildError> {
     work.release_pass_memory();
     let target = Target {
         material: table.material,
@@ -438,8 +439,10 @@ fn write(
         max_order,
         progress,
     )?;
-    work.into_store().remove()?;
-    Ok(positions)
+    let store = work.into_store();
+    let traffic = store.traffic();
+    store.remove()?;
+    Ok((positions, traffic))
 }
 
 /// For tests only, `<material>:<order>:<ply>` in the environment variable `var`: the pass

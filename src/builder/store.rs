@@ -268,6 +268,71 @@ pub struct StoreDir {
     /// appends to every chunk's log once per round, and opening the file each time cost more
     /// than writing to it.
     logs: std::sync::Mutex<std::collections::HashMap<(Log, Color, usize), std::sync::Arc<File>>>,
+    /// Bytes this store's files took and gave since it was opened, by kind.
+    traffic: TrafficCounters,
+}
+
+/// Bytes a store wrote to and read from its files, by kind of file: where a streamed build's
+/// disk traffic goes (`build --verbose`, `formats/build.md` §10).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Traffic {
+    /// Chunk files written (whole chunks: new generations, rewrites, checkpoints).
+    pub chunks_written: u64,
+    /// Chunk files read.
+    pub chunks_read: u64,
+    /// Update-log records appended.
+    pub updates_written: u64,
+    /// Update-log records read back.
+    pub updates_read: u64,
+    /// Resolution-log pairs appended.
+    pub resolved_written: u64,
+    /// Resolution-log pairs read back.
+    pub resolved_read: u64,
+}
+
+impl Traffic {
+    /// Every byte written.
+    pub fn written(&self) -> u64 {
+        self.chunks_written + self.updates_written + self.resolved_written
+    }
+
+    /// Every byte read.
+    pub fn read(&self) -> u64 {
+        self.chunks_read + self.updates_read + self.resolved_read
+    }
+}
+
+/// [`Traffic`]'s counters, added to by any thread.
+#[derive(Default)]
+struct TrafficCounters([std::sync::atomic::AtomicU64; 6]);
+
+/// Which counter of [`TrafficCounters`].
+#[derive(Clone, Copy)]
+enum Flow {
+    ChunksWritten,
+    ChunksRead,
+    UpdatesWritten,
+    UpdatesRead,
+    ResolvedWritten,
+    ResolvedRead,
+}
+
+impl TrafficCounters {
+    fn add(&self, flow: Flow, bytes: u64) {
+        self.0[flow as usize].fetch_add(bytes, Relaxed);
+    }
+
+    fn get(&self) -> Traffic {
+        let n = |f: Flow| self.0[f as usize].load(Relaxed);
+        Traffic {
+            chunks_written: n(Flow::ChunksWritten),
+            chunks_read: n(Flow::ChunksRead),
+            updates_written: n(Flow::UpdatesWritten),
+            updates_read: n(Flow::UpdatesRead),
+            resolved_written: n(Flow::ResolvedWritten),
+            resolved_read: n(Flow::ResolvedRead),
+        }
+    }
 }
 
 /// The logs a chunk may have (streaming).
@@ -324,6 +389,7 @@ impl StoreDir {
                         spare: Default::default(),
                         spares: 1.into(),
                         logs: Default::default(),
+                        traffic: Default::default(),
                     })
                 }
                 Ok(()) => continue,
@@ -475,6 +541,7 @@ impl StoreDir {
                 false => Ok(()),
             })
             .map_err(io(&path))?;
+        self.traffic.add(Flow::ChunksWritten, size);
         Ok(ChunkRecord { gen, crc })
     }
 
@@ -516,6 +583,7 @@ impl StoreDir {
         crc.update(&header);
         crc.update(&entry_bytes(&entries));
         let crc = crc.finalize();
+        self.traffic.add(Flow::ChunksRead, size);
         if crc != u32::from_le_bytes(trailer) || crc != rec.crc {
             return Err(bad("checksum mismatch"));
         }
@@ -629,6 +697,11 @@ impl StoreDir {
         Ok(())
     }
 
+    /// Bytes written to and read from the store's files since it was opened.
+    pub fn traffic(&self) -> Traffic {
+        self.traffic.get()
+    }
+
     /// Deletes the store: its files, the marker, then the directory (left in place if anything
     /// else is in it).
     pub fn remove(&self) -> Result<(), BuildError> {
@@ -687,6 +760,11 @@ impl StoreDir {
     ) -> Result<(), BuildError> {
         let key = (kind, side, chunk);
         self.with_log(key, true, |mut f| f.write_all(&le_bytes(words)))?;
+        let flow = match kind {
+            Log::Updates => Flow::UpdatesWritten,
+            Log::Resolved => Flow::ResolvedWritten,
+        };
+        self.traffic.add(flow, 4 * words.len() as u64);
         Ok(())
     }
 
@@ -750,6 +828,11 @@ impl StoreDir {
             if len % (4 * unit) != 0 {
                 return Ok(Err(torn()));
             }
+            let flow = match key.0 {
+                Log::Updates => Flow::UpdatesRead,
+                Log::Resolved => Flow::ResolvedRead,
+            };
+            self.traffic.add(flow, len);
             let mut at = 0;
             while at < len {
                 let k = ((len - at) / 4).min(recs.len() as u64) as usize;

@@ -8,6 +8,8 @@ use xqtb::builder::{self, BuildOptions, Progress};
 use xqtb::fang::Rules;
 use xqtb::Material;
 
+use super::usage::{bytes, Usage};
+
 /// The arguments of `xqtb build`.
 #[derive(clap::Args)]
 pub struct Args {
@@ -29,7 +31,9 @@ pub struct Args {
     /// No progress bars or notes (the result, a line per table, still goes to standard output).
     #[arg(long, short)]
     quiet: bool,
-    /// Print each phase's wall time (init, each ply, write) as it ends.
+    /// Print each phase (init, each ply, write) as it ends: wall time, rate, CPU % of all
+    /// threads, bytes the process wrote to and read from storage; and after each table built,
+    /// the bytes its working store wrote and read, by kind of file.
     #[arg(long, short)]
     verbose: bool,
     /// At most this many entries per working chunk (testing and tuning; a streamed build takes
@@ -99,13 +103,13 @@ impl From<RulesArg> for Rules {
 struct Bars {
     quiet: bool,
     verbose: bool,
-    bar: Mutex<Option<(ProgressBar, String, Instant)>>,
+    bar: Mutex<Option<(ProgressBar, String, Instant, Usage)>>,
 }
 
 impl Progress for Bars {
     fn start(&self, label: &str, total: u64) {
         let bar = super::progress_bar(total, label, self.quiet);
-        *self.bar.lock().unwrap() = Some((bar, label.to_string(), Instant::now()));
+        *self.bar.lock().unwrap() = Some((bar, label.to_string(), Instant::now(), Usage::now()));
     }
     fn advance(&self, done: u64) {
         if let Some((b, ..)) = &*self.bar.lock().unwrap() {
@@ -113,14 +117,15 @@ impl Progress for Bars {
         }
     }
     fn finish(&self) {
-        if let Some((b, label, start)) = self.bar.lock().unwrap().take() {
+        if let Some((b, label, start, usage)) = self.bar.lock().unwrap().take() {
             b.finish_and_clear();
             if self.verbose {
                 let s = start.elapsed().as_secs_f64();
                 let n = b.length().unwrap_or(0);
                 eprintln!(
-                    "{label}: {s:.2} s, {n} entries, {:.1} M/s",
-                    n as f64 / s.max(1e-9) / 1e6
+                    "{label}: {s:.2} s, {n} entries, {:.1} M/s, {}",
+                    n as f64 / s.max(1e-9) / 1e6,
+                    Usage::now().since(&usage, s)
                 );
             }
         }
@@ -203,6 +208,19 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
                     n => format!("  {} orders", n + 1),
                 }
             )?,
+        }
+        let t = r.traffic;
+        if args.verbose && t.written() + t.read() > 0 {
+            writeln!(
+                out,
+                "{:<12} store     wrote {} (chunks {}, update logs {}, resolution logs {}), read {}",
+                name,
+                bytes(t.written()),
+                bytes(t.chunks_written),
+                bytes(t.updates_written),
+                bytes(t.resolved_written),
+                bytes(t.read())
+            )?;
         }
     }
     Ok(())

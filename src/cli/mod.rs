@@ -8,6 +8,7 @@ mod probe;
 mod serve;
 mod show;
 mod stats;
+mod usage;
 mod verify;
 
 use clap::{Parser, Subcommand};

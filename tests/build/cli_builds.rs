@@ -205,3 +205,45 @@ fn bad_arguments_are_clear_errors() {
         .contains("no table for material KRK"));
     assert!(run(&["stats", "--dir", d, "KRK"]).contains("no table"));
 }
+
+/// The store's traffic that `build --verbose` reports is the bytes its files took: a streamed
+/// build writes every chunk file at least once (initialisation: `4n + 40` bytes a chunk of `n`
+/// entries, formats/build.md §4), reads back at least what its later passes rewrote, and logs
+/// updates; a resident build that never checkpoints writes nothing there.
+#[test]
+fn store_traffic_counts_the_working_files() {
+    use xqtb::builder::{build, BuildOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let opts = BuildOptions {
+        memory: 64 << 20,
+        chunk_len: 1 << 16,
+        force_streaming: true,
+        ..BuildOptions::new(dir.path())
+    };
+    let reports = build("KRKAB".parse().unwrap(), &opts, &xqtb::retro::Silent).unwrap();
+    let top = reports.last().unwrap();
+    let n = top.entries;
+    let chunks = n.div_ceil(1 << 16);
+    let t = top.traffic;
+    assert!(t.chunks_written >= 2 * (4 * n + 40 * chunks), "{t:?}");
+    assert!(t.chunks_read > 0 && t.updates_written > 0, "{t:?}");
+    assert_eq!(t.updates_read, t.updates_written, "every logged update is read back");
+    assert_eq!(t.written(), t.chunks_written + t.updates_written + t.resolved_written);
+    let dir = tempfile::tempdir().unwrap();
+    let reports = build(
+        "KRKAB".parse().unwrap(),
+        &BuildOptions::new(dir.path()),
+        &xqtb::retro::Silent,
+    )
+    .unwrap();
+    assert_eq!(reports.last().unwrap().traffic, Default::default());
+    // The command line prints it after the table's line.
+    let dir = tempfile::tempdir().unwrap();
+    let out = xqtb(&[
+        "build", "KRKA", "--dir", dir_str(dir.path()), "--stream", "--memory", "64M", "--verbose",
+    ]);
+    assert!(
+        out.lines().any(|l| l.starts_with("KRKA ") && l.contains("store     wrote")),
+        "{out}"
+    );
+}
