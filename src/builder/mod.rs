@@ -27,12 +27,14 @@ mod derived;
 mod dtc;
 mod dtm;
 mod entry;
+mod estimate;
 mod layout;
 mod pass;
 mod plan;
 mod rules;
 mod run;
 mod store;
+pub use estimate::{estimate, TableEstimate};
 pub use store::Traffic;
 mod sub;
 mod work;
@@ -576,7 +578,7 @@ fn check_space(opts: &BuildOptions, t: Target) -> Result<(), BuildError> {
     let kept = StoreDir::bytes_left(&opts.tmp, t);
     crate::diskspace::check_space(
         &opts.tmp,
-        (24 * n).saturating_sub(kept),
+        estimate::tmp_need(n).saturating_sub(kept),
         &format!("building table {material}"),
     )?;
     crate::diskspace::check_space(&opts.dir, n, &format!("table {material}"))?;

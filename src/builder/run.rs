@@ -165,7 +165,12 @@ pub(super) fn table_rules(
 /// Fails if a new build of `material` has no memory plan within `--memory` (a build resuming a
 /// checkpoint keeps its chunks, and is planned again when it starts).
 pub(super) fn check_plan(t: Target, opts: &BuildOptions) -> Result<(), BuildError> {
-    plan(t, opts, None).map(|_| ())
+    planned(t, opts).map(|_| ())
+}
+
+/// The memory plan of a fresh build of `t` under `opts`; an error if none fits.
+pub(super) fn planned(t: Target, opts: &BuildOptions) -> Result<Plan, BuildError> {
+    plan(t, opts, None).map(|p| p.plan)
 }
 
 fn plan(

@@ -4,6 +4,7 @@ mod build;
 mod index;
 mod moves;
 mod perft;
+mod plan;
 mod probe;
 mod serve;
 mod show;
@@ -37,6 +38,8 @@ enum Command {
     Show(show::Args),
     /// Build a table (and every supporting table it needs) by out-of-core retrograde analysis.
     Build(build::Args),
+    /// The tables a build would take, in order, with the memory, disk and time each needs.
+    Plan(plan::Args),
     /// Per side to move: legal positions, wins, draws, losses, longest win, distance histogram.
     Stats(stats::Args),
     /// The value of a position and of every move from it (best moves `*`, captures `c`).
@@ -57,6 +60,7 @@ pub fn run() -> i32 {
         Command::Index(a) => index::run(a, &mut out),
         Command::Show(a) => show::run(a, &mut out),
         Command::Build(a) => build::run(a, &mut out),
+        Command::Plan(a) => plan::run(a, &mut out),
         Command::Stats(a) => stats::run(a, &mut out),
         Command::Probe(a) => probe::run(a, &mut out),
         Command::Verify(a) => verify::run(a, &mut out),

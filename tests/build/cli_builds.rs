@@ -247,3 +247,39 @@ fn store_traffic_counts_the_working_files() {
         "{out}"
     );
 }
+
+/// `xqtb plan` lists the tables `build` takes, in its order, with each one's entries (the
+/// index's size), what is present, and the `--tmp` need the build checks (formats/build.md §10);
+/// `--json` gives the same rows.
+#[test]
+fn plan_lists_the_tables_build_takes() {
+    use xqtb::builder::{build, estimate, BuildOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let opts = BuildOptions::new(dir.path());
+    let before = estimate("KRKAB".parse().unwrap(), &opts).unwrap();
+    assert!(before.iter().all(|t| !t.present && t.resident));
+    let reports = build("KRKAB".parse().unwrap(), &opts, &xqtb::retro::Silent).unwrap();
+    let built: Vec<_> = reports.iter().map(|r| (r.material, r.entries)).collect();
+    let planned: Vec<_> = before.iter().map(|t| (t.target.material, t.entries)).collect();
+    assert_eq!(planned, built);
+    for t in &before {
+        let n = xqtb::Indexer::new(t.target.material).unwrap().size();
+        assert_eq!((t.entries, t.tmp_bytes), (n, 24 * n));
+    }
+    let after = estimate("KRKAB".parse().unwrap(), &opts).unwrap();
+    assert!(after.iter().all(|t| t.present));
+    // At the smallest budget the largest table streams.
+    let small = BuildOptions {
+        memory: 64 << 20,
+        ..BuildOptions::new(dir.path())
+    };
+    let big = estimate("KRNKAABB".parse().unwrap(), &small).unwrap();
+    assert!(!big.last().unwrap().resident);
+    let json = xqtb(&["plan", "KRKAB", "--dir", dir_str(dir.path()), "--json"]);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    assert_eq!(rows.len(), after.len());
+    assert_eq!(rows.last().unwrap()["material"], "KRKAB");
+    assert_eq!(rows.last().unwrap()["present"], true);
+    let text = xqtb(&["plan", "KRKAB", "--dir", dir_str(dir.path())]);
+    assert!(text.contains("0 of 8 tables to build"), "{text}");
+}

@@ -1,0 +1,87 @@
+//! What a build will need before it starts (`xqtb plan`): the tables in the order `build` takes
+//! them, and for each its entries, whether it is present, the memory plan at this budget, the
+//! `--tmp` and output bytes, and a time. Memory and disk are the figures the build itself plans
+//! and checks; the output bytes and the time are estimates from measured rates (below).
+
+use super::run::planned;
+use super::{present, BuildError, BuildOptions, Target};
+use crate::index::Indexer;
+use crate::material::Material;
+use crate::table::Metric;
+
+/// One table of a plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TableEstimate {
+    /// The table.
+    pub target: Target,
+    /// Index entries per side.
+    pub entries: u64,
+    /// Already in `--dir`, intact and usable by this build (it will not be built).
+    pub present: bool,
+    /// Resident at this budget (false: streamed through chunk files).
+    pub resident: bool,
+    /// The memory the plan takes, bytes.
+    pub memory: u64,
+    /// The most `--tmp` the build asks to have free (`formats/build.md` §10), bytes.
+    pub tmp_bytes: u64,
+    /// Estimated bytes of the table file.
+    pub output_bytes: u64,
+    /// Estimated seconds of build time on the reference machine (2 cores).
+    pub seconds: f64,
+}
+
+/// Bytes a table build asks to have free under `--tmp` for `n` entries per side: two chunk
+/// generations and the update logs of a streamed build (`formats/build.md` §10).
+pub fn tmp_need(n: u64) -> u64 {
+    24 * n
+}
+
+/// Table-file bytes per index entry (both sides): the largest of the tables measured, KRCKR's
+/// DTC file (1.64 MB for 65.6 M entries: both sides attack, and the rules' orders add values;
+/// one-sided tables are about half that, KRNKAABB 1.6 MB for 103 M), and its DTM file (1.65 MB).
+const OUTPUT_BYTES_PER_ENTRY: [f64; 2] = [0.025, 0.026];
+
+/// Entries (both sides) built per second on the reference machine at 2 threads, resident and
+/// streamed: KRNKAABB resident 103 M entries in 20.4 s, KCPABKAABB streamed at `--memory 1G`
+/// 1.92 G entries in 966 s (`docs/performance.md`). A DTM build takes about as long again as
+/// the DTC one (KRCKR: 14.7 against 14.3 s).
+const ENTRIES_PER_SECOND: [f64; 2] = [5.0e6, 2.0e6];
+
+/// The tables a build of `material` takes, in order, with what each will need under `opts`.
+pub fn estimate(
+    material: Material,
+    opts: &BuildOptions,
+) -> Result<Vec<TableEstimate>, BuildError> {
+    let mut out = Vec::new();
+    for m in material.supporting() {
+        for &metric in opts.metrics.list() {
+            let target = Target {
+                material: m,
+                metric,
+            };
+            out.push(estimate_table(target, opts)?);
+        }
+    }
+    Ok(out)
+}
+
+/// What building `t` under `opts` needs.
+fn estimate_table(t: Target, opts: &BuildOptions) -> Result<TableEstimate, BuildError> {
+    let entries = Indexer::new(t.material)?.size();
+    let plan = planned(t, opts)?;
+    let metric = match t.metric {
+        Metric::Dtc => 0,
+        Metric::Dtm => 1,
+    };
+    let both = 2.0 * entries as f64;
+    Ok(TableEstimate {
+        target: t,
+        entries,
+        present: present(opts, t).is_ok(),
+        resident: plan.resident,
+        memory: plan.total,
+        tmp_bytes: tmp_need(entries),
+        output_bytes: (both * OUTPUT_BYTES_PER_ENTRY[metric]).ceil() as u64,
+        seconds: both / ENTRIES_PER_SECOND[usize::from(!plan.resident)],
+    })
+}

@@ -1,0 +1,106 @@
+//! `xqtb plan <MATERIAL> --dir <DIR> [--memory <SIZE>] [--threads <N>] [--json]`
+
+use super::build::{MetricArg, RulesArg};
+use super::usage::bytes;
+use std::path::PathBuf;
+use xqtb::builder::{self, BuildOptions, TableEstimate};
+use xqtb::table::Metric;
+use xqtb::Material;
+
+/// The arguments of `xqtb plan`: those of `xqtb build` that change what it would do.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Material signature, e.g. KRNKAABB.
+    material: String,
+    /// Directory of the final tables (tables present there are not built again).
+    #[arg(long)]
+    dir: PathBuf,
+    /// Memory budget, e.g. 64M, 2G (at least 64M). Default: three quarters of the available
+    /// memory.
+    #[arg(long, value_parser = super::parse_size)]
+    memory: Option<u64>,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Rules on endless play, as for `build`.
+    #[arg(long, value_enum, default_value_t = RulesArg::Asian)]
+    rules: RulesArg,
+    /// Which tables, as for `build`.
+    #[arg(long, value_enum, default_value_t = MetricArg::Dtc)]
+    metric: MetricArg,
+    /// Print one JSON object a table, an array: `{"material", "metric", "entries", "present",
+    /// "resident", "memory_bytes", "tmp_bytes", "output_bytes", "seconds"}`.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Prints the tables `xqtb build` would take, in order, with what each needs.
+pub fn run(args: Args, out: super::Out) -> super::Result<()> {
+    let material: Material = args.material.parse()?;
+    super::init_threads(args.threads)?;
+    let opts = BuildOptions {
+        memory: args.memory.unwrap_or_else(super::default_budget),
+        rules: args.rules.into(),
+        metrics: args.metric.into(),
+        ..BuildOptions::new(&args.dir)
+    };
+    let tables = builder::estimate(material, &opts)?;
+    if args.json {
+        let rows: Vec<serde_json::Value> = tables.iter().map(json_row).collect();
+        writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{:<16} {:>14}  {:<8} {:<9} {:>10} {:>10} {:>10} {:>9}",
+        "table", "entries/side", "present", "mode", "memory", "--tmp", "output", "est. s"
+    )?;
+    for t in &tables {
+        writeln!(
+            out,
+            "{:<16} {:>14}  {:<8} {:<9} {:>10} {:>10} {:>10} {:>9.0}",
+            name(t),
+            t.entries,
+            if t.present { "yes" } else { "no" },
+            if t.resident { "resident" } else { "streamed" },
+            bytes(t.memory),
+            bytes(t.tmp_bytes),
+            bytes(t.output_bytes),
+            t.seconds
+        )?;
+    }
+    let to_build: Vec<&TableEstimate> = tables.iter().filter(|t| !t.present).collect();
+    writeln!(
+        out,
+        "{} of {} tables to build, about {:.0} s; at most {} of --tmp at once (the largest table's); \
+         about {} of tables",
+        to_build.len(),
+        tables.len(),
+        to_build.iter().map(|t| t.seconds).sum::<f64>(),
+        bytes(to_build.iter().map(|t| t.tmp_bytes).max().unwrap_or(0)),
+        bytes(to_build.iter().map(|t| t.output_bytes).sum())
+    )?;
+    Ok(())
+}
+
+/// `KRK` or `KRK dtm`.
+fn name(t: &TableEstimate) -> String {
+    match t.target.metric {
+        Metric::Dtc => t.target.material.to_string(),
+        Metric::Dtm => format!("{} dtm", t.target.material),
+    }
+}
+
+fn json_row(t: &TableEstimate) -> serde_json::Value {
+    serde_json::json!({
+        "material": t.target.material.to_string(),
+        "metric": t.target.metric.name(),
+        "entries": t.entries,
+        "present": t.present,
+        "resident": t.resident,
+        "memory_bytes": t.memory,
+        "tmp_bytes": t.tmp_bytes,
+        "output_bytes": t.output_bytes,
+        "seconds": t.seconds,
+    })
+}
