@@ -222,6 +222,9 @@ pub enum BuildError {
         /// The rule set asked for.
         asked: RuleSet,
     },
+    /// A stop was asked for (SIGINT, SIGTERM): the build took a checkpoint and stopped.
+    #[error("stopped on request at a checkpoint (the tables finished are kept; the same command goes on)")]
+    Stopped,
     /// A build failed but left a checkpoint it can resume from.
     #[error("{source} (its checkpoint is kept in {}: run the same command to resume, or delete it)", dir.display())]
     Kept {
@@ -278,6 +281,20 @@ pub struct BuildOptions {
     pub rules: Rules,
     /// Which metrics to build: each table's DTC and/or DTM file.
     pub metrics: Metrics,
+    /// Once raised (the command line raises it on SIGINT and SIGTERM), the build takes a
+    /// checkpoint at the next pass boundary and stops with [`BuildError::Stopped`].
+    pub stop: StopFlag,
+}
+
+/// A request to stop a build cleanly: any thread (a signal handler too) may raise it.
+#[derive(Clone, Debug, Default)]
+pub struct StopFlag(pub std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl StopFlag {
+    /// Has a stop been asked for?
+    pub fn raised(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
 }
 
 impl BuildOptions {
@@ -296,6 +313,7 @@ impl BuildOptions {
             wait: false,
             rules: Rules::Asian,
             metrics: Metrics::Dtc,
+            stop: StopFlag::default(),
         }
     }
 }
@@ -523,6 +541,9 @@ fn build_each(
     reports: &mut Vec<TableReport>,
 ) -> Result<(), BuildError> {
     for (k, &m) in tables.iter().enumerate() {
+        if opts.stop.raised() {
+            return Err(BuildError::Stopped);
+        }
         match present(opts, m) {
             Ok(h) => {
                 // A kill after the table's rename but before its working files went leaves

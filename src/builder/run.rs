@@ -359,6 +359,10 @@ fn solve(
             // Safety: `raise` only sends this process a signal; SIGSTOP cannot be caught.
             unsafe { libc::raise(libc::SIGSTOP) };
         }
+        if opts.stop.raised() {
+            work.checkpoint(work.manifest(level, ply))?;
+            return Err(BuildError::Stopped);
+        }
         Ok(())
     };
     let graph = &table.graph;

@@ -137,6 +137,29 @@ impl Progress for Bars {
     }
 }
 
+/// A stop flag raised by the first SIGINT or SIGTERM: the build checkpoints at the next pass
+/// boundary and exits, and the message says how to resume. A second one ends the process at
+/// once (exit status 1), as without the handler.
+fn stop_on_signals() -> std::io::Result<builder::StopFlag> {
+    use signal_hook::consts::{SIGINT, SIGTERM};
+    let stop = builder::StopFlag::default();
+    for signal in [SIGINT, SIGTERM] {
+        signal_hook::flag::register_conditional_shutdown(signal, 1, stop.0.clone())?;
+        signal_hook::flag::register(signal, stop.0.clone())?;
+    }
+    // A handler may not print; this thread says the signal was heard (a pass can take minutes).
+    let heard = stop.clone();
+    std::thread::spawn(move || {
+        while !heard.raised() {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        eprintln!(
+            "xqtb: stopping at the next pass boundary, after a checkpoint (signal again to stop at once)"
+        );
+    });
+    Ok(stop)
+}
+
 /// A number of seconds, at least 0; `inf` or anything too large to count means never.
 fn parse_seconds(text: &str) -> Result<Duration, String> {
     let v: f64 = text
@@ -181,6 +204,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         wait: args.wait,
         rules: args.rules.into(),
         metrics: args.metric.into(),
+        stop: stop_on_signals()?,
     };
     let reports = builder::build(material, &opts, &bars)?;
     for r in reports {

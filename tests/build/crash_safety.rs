@@ -745,3 +745,54 @@ fn a_users_directory_under_tmp_is_never_deleted() {
     );
     assert_eq!(std::fs::read(theirs.join("notes.txt")).unwrap(), b"mine");
 }
+
+/// SIGTERM and SIGINT stop a build cleanly: it takes a checkpoint at the next pass boundary,
+/// exits with an error that says the checkpoint is kept and the same command resumes it, and
+/// the resumed build writes the reference bytes. The build is paused at a pass boundary
+/// (`XQTB_TEST_PAUSE_AT`, a SIGSTOP) so the signal arrives while it still has plies to go.
+#[test]
+fn a_signal_stops_the_build_at_a_checkpoint_it_resumes_from() {
+    let reference = reference();
+    for (signal, extra) in [(libc::SIGTERM, STREAM), (libc::SIGINT, RESIDENT)] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut first = build_cmd(MAT, dir.path(), extra)
+            .arg("--quiet")
+            .env("XQTB_TEST_PAUSE_AT", format!("{MAT}:0:3"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let status = Path::new("/proc").join(first.id().to_string()).join("status");
+        let start = Instant::now();
+        while !std::fs::read_to_string(&status)
+            .is_ok_and(|s| s.lines().any(|l| l.starts_with("State:") && l.contains("stopped")))
+        {
+            let exited = first.try_wait().unwrap();
+            assert!(exited.is_none(), "the build ended before its pause: {exited:?}");
+            assert!(start.elapsed() < Duration::from_secs(300), "the build never paused");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let pid = first.id() as libc::pid_t;
+        // Safety: `kill` only sends signals to the child this test started.
+        unsafe {
+            libc::kill(pid, signal);
+            libc::kill(pid, libc::SIGCONT);
+        }
+        let out = first.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        let err = text(&out.stderr);
+        assert!(
+            err.contains("stopped on request") && err.contains("run the same command to resume"),
+            "{err}"
+        );
+        let store = dir.path().join(".work").join(MAT);
+        assert!(store.join("manifest.json").is_file(), "{err}");
+        let second = build_cmd(MAT, dir.path(), extra).arg("--quiet").output().unwrap();
+        assert_ok("the resumed build", &second);
+        let got = tables(dir.path());
+        for (name, bytes) in &reference.tables {
+            assert!(got.get(name) == Some(bytes), "{name} differs after a stop and resume");
+        }
+        assert!(!store.exists(), "the store is removed after the resumed build");
+    }
+}
