@@ -48,10 +48,7 @@ const OUTPUT_BYTES_PER_ENTRY: [f64; 2] = [0.025, 0.026];
 const ENTRIES_PER_SECOND: [f64; 2] = [5.0e6, 2.0e6];
 
 /// The tables a build of `material` takes, in order, with what each will need under `opts`.
-pub fn estimate(
-    material: Material,
-    opts: &BuildOptions,
-) -> Result<Vec<TableEstimate>, BuildError> {
+pub fn estimate(material: Material, opts: &BuildOptions) -> Result<Vec<TableEstimate>, BuildError> {
     let mut out = Vec::new();
     for m in material.supporting() {
         for &metric in opts.metrics.list() {

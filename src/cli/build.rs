@@ -10,21 +10,36 @@ use xqtb::Material;
 
 use super::usage::{bytes, Usage};
 
-/// The arguments of `xqtb build`.
+/// What a build makes and within what, shared by `xqtb build` and `xqtb plan`.
 #[derive(clap::Args)]
-pub struct Args {
+pub struct Shape {
     /// Material signature, e.g. KRNKAABB (a material and its colour-flipped twin share a table).
-    material: String,
+    pub material: String,
     /// Directory of the final tables (supporting tables are built or reused here).
     #[arg(long)]
-    dir: PathBuf,
+    pub dir: PathBuf,
     /// Memory budget for the whole process, e.g. 64M, 2G (at least 64M). Default: three
     /// quarters of the available memory.
     #[arg(long, value_parser = super::parse_size)]
-    memory: Option<u64>,
+    pub memory: Option<u64>,
     /// Worker threads (default: one per core).
     #[arg(long)]
-    threads: Option<usize>,
+    pub threads: Option<usize>,
+    /// Rules on endless play: `asian` (perpetual check and forbidden perpetual chase lose),
+    /// `check` (only perpetual check loses) or `none` (endless play is a draw).
+    #[arg(long, value_enum, default_value_t = RulesArg::Asian)]
+    pub rules: RulesArg,
+    /// Which tables to build: `dtc` (distance to conversion: what every probe needs, the
+    /// smaller and faster files), `dtm` (distance to mate, `<M>.xqdtm`), or `both`.
+    #[arg(long, value_enum, default_value_t = MetricArg::Dtc)]
+    pub metric: MetricArg,
+}
+
+/// The arguments of `xqtb build`.
+#[derive(clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    shape: Shape,
     /// Directory for working files (default: <DIR>/.work). Keep it to resume a killed build.
     #[arg(long)]
     tmp: Option<PathBuf>,
@@ -52,14 +67,6 @@ pub struct Args {
     /// Seconds between checkpoints (0: at every pass boundary; `inf`: none).
     #[arg(long, default_value = "60", value_parser = parse_seconds, allow_hyphen_values = true)]
     checkpoint_secs: Duration,
-    /// Rules on endless play: `asian` (perpetual check and forbidden perpetual chase lose),
-    /// `check` (only perpetual check loses) or `none` (endless play is a draw).
-    #[arg(long, value_enum, default_value_t = RulesArg::Asian)]
-    rules: RulesArg,
-    /// Which tables to build: `dtc` (distance to conversion: what every probe needs, the
-    /// smaller and faster files), `dtm` (distance to mate, `<M>.xqdtm`), or `both`.
-    #[arg(long, value_enum, default_value_t = MetricArg::Dtc)]
-    metric: MetricArg,
 }
 
 /// `--metric`.
@@ -175,14 +182,14 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 /// Builds the table of a material and every supporting table it needs into `--dir`
 /// ([`builder::build`]), then prints one line per table: already present, or built and how fast.
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
-    let material: Material = args.material.parse()?;
-    super::init_threads(args.threads)?;
+    let material: Material = args.shape.material.parse()?;
+    super::init_threads(args.shape.threads)?;
     let bars = Bars {
         quiet: args.quiet,
         verbose: args.verbose,
         bar: Mutex::new(None),
     };
-    let memory = match args.memory {
+    let memory = match args.shape.memory {
         Some(m) => m,
         None => {
             let m = super::default_budget();
@@ -194,16 +201,16 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         }
     };
     let opts = BuildOptions {
-        tmp: args.tmp.unwrap_or_else(|| args.dir.join(".work")),
-        dir: args.dir,
+        tmp: args.tmp.unwrap_or_else(|| args.shape.dir.join(".work")),
+        dir: args.shape.dir,
         memory,
         chunk_len: args.chunk_len,
         checkpoint_interval: args.checkpoint_secs,
         force_streaming: args.stream,
         push_only: args.push_only,
         wait: args.wait,
-        rules: args.rules.into(),
-        metrics: args.metric.into(),
+        rules: args.shape.rules.into(),
+        metrics: args.shape.metric.into(),
         stop: stop_on_signals()?,
     };
     let reports = builder::build(material, &opts, &bars)?;

@@ -1,8 +1,7 @@
 //! `xqtb plan <MATERIAL> --dir <DIR> [--memory <SIZE>] [--threads <N>] [--json]`
 
-use super::build::{MetricArg, RulesArg};
+use super::build::Shape;
 use super::usage::bytes;
-use std::path::PathBuf;
 use xqtb::builder::{self, BuildOptions, TableEstimate};
 use xqtb::table::Metric;
 use xqtb::Material;
@@ -10,24 +9,8 @@ use xqtb::Material;
 /// The arguments of `xqtb plan`: those of `xqtb build` that change what it would do.
 #[derive(clap::Args)]
 pub struct Args {
-    /// Material signature, e.g. KRNKAABB.
-    material: String,
-    /// Directory of the final tables (tables present there are not built again).
-    #[arg(long)]
-    dir: PathBuf,
-    /// Memory budget, e.g. 64M, 2G (at least 64M). Default: three quarters of the available
-    /// memory.
-    #[arg(long, value_parser = super::parse_size)]
-    memory: Option<u64>,
-    /// Worker threads (default: one per core).
-    #[arg(long)]
-    threads: Option<usize>,
-    /// Rules on endless play, as for `build`.
-    #[arg(long, value_enum, default_value_t = RulesArg::Asian)]
-    rules: RulesArg,
-    /// Which tables, as for `build`.
-    #[arg(long, value_enum, default_value_t = MetricArg::Dtc)]
-    metric: MetricArg,
+    #[command(flatten)]
+    shape: Shape,
     /// Print one JSON object a table, an array: `{"material", "metric", "entries", "present",
     /// "resident", "memory_bytes", "tmp_bytes", "output_bytes", "seconds"}`.
     #[arg(long)]
@@ -36,13 +19,14 @@ pub struct Args {
 
 /// Prints the tables `xqtb build` would take, in order, with what each needs.
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
-    let material: Material = args.material.parse()?;
-    super::init_threads(args.threads)?;
+    let shape = args.shape;
+    let material: Material = shape.material.parse()?;
+    super::init_threads(shape.threads)?;
     let opts = BuildOptions {
-        memory: args.memory.unwrap_or_else(super::default_budget),
-        rules: args.rules.into(),
-        metrics: args.metric.into(),
-        ..BuildOptions::new(&args.dir)
+        memory: shape.memory.unwrap_or_else(super::default_budget),
+        rules: shape.rules.into(),
+        metrics: shape.metric.into(),
+        ..BuildOptions::new(shape.dir)
     };
     let tables = builder::estimate(material, &opts)?;
     if args.json {

@@ -66,8 +66,13 @@ fn cpu_seconds() -> f64 {
 fn storage_bytes() -> Option<(u64, u64)> {
     let text = std::fs::read_to_string("/proc/self/io").ok()?;
     let field = |name: &str| -> Option<u64> {
-        text.lines()
-            .find_map(|l| l.strip_prefix(name)?.strip_prefix(": ")?.trim().parse().ok())
+        text.lines().find_map(|l| {
+            l.strip_prefix(name)?
+                .strip_prefix(": ")?
+                .trim()
+                .parse()
+                .ok()
+        })
     };
     Some((field("read_bytes")?, field("write_bytes")?))
 }

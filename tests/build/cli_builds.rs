@@ -227,8 +227,14 @@ fn store_traffic_counts_the_working_files() {
     let t = top.traffic;
     assert!(t.chunks_written >= 2 * (4 * n + 40 * chunks), "{t:?}");
     assert!(t.chunks_read > 0 && t.updates_written > 0, "{t:?}");
-    assert_eq!(t.updates_read, t.updates_written, "every logged update is read back");
-    assert_eq!(t.written(), t.chunks_written + t.updates_written + t.resolved_written);
+    assert_eq!(
+        t.updates_read, t.updates_written,
+        "every logged update is read back"
+    );
+    assert_eq!(
+        t.written(),
+        t.chunks_written + t.updates_written + t.resolved_written
+    );
     let dir = tempfile::tempdir().unwrap();
     let reports = build(
         "KRKAB".parse().unwrap(),
@@ -240,10 +246,18 @@ fn store_traffic_counts_the_working_files() {
     // The command line prints it after the table's line.
     let dir = tempfile::tempdir().unwrap();
     let out = xqtb(&[
-        "build", "KRKA", "--dir", dir_str(dir.path()), "--stream", "--memory", "64M", "--verbose",
+        "build",
+        "KRKA",
+        "--dir",
+        dir_str(dir.path()),
+        "--stream",
+        "--memory",
+        "64M",
+        "--verbose",
     ]);
     assert!(
-        out.lines().any(|l| l.starts_with("KRKA ") && l.contains("store     wrote")),
+        out.lines()
+            .any(|l| l.starts_with("KRKA ") && l.contains("store     wrote")),
         "{out}"
     );
 }
@@ -260,7 +274,10 @@ fn plan_lists_the_tables_build_takes() {
     assert!(before.iter().all(|t| !t.present && t.resident));
     let reports = build("KRKAB".parse().unwrap(), &opts, &xqtb::retro::Silent).unwrap();
     let built: Vec<_> = reports.iter().map(|r| (r.material, r.entries)).collect();
-    let planned: Vec<_> = before.iter().map(|t| (t.target.material, t.entries)).collect();
+    let planned: Vec<_> = before
+        .iter()
+        .map(|t| (t.target.material, t.entries))
+        .collect();
     assert_eq!(planned, built);
     for t in &before {
         let n = xqtb::Indexer::new(t.target.material).unwrap().size();

@@ -762,14 +762,23 @@ fn a_signal_stops_the_build_at_a_checkpoint_it_resumes_from() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let status = Path::new("/proc").join(first.id().to_string()).join("status");
+        let status = Path::new("/proc")
+            .join(first.id().to_string())
+            .join("status");
         let start = Instant::now();
-        while !std::fs::read_to_string(&status)
-            .is_ok_and(|s| s.lines().any(|l| l.starts_with("State:") && l.contains("stopped")))
-        {
+        while !std::fs::read_to_string(&status).is_ok_and(|s| {
+            s.lines()
+                .any(|l| l.starts_with("State:") && l.contains("stopped"))
+        }) {
             let exited = first.try_wait().unwrap();
-            assert!(exited.is_none(), "the build ended before its pause: {exited:?}");
-            assert!(start.elapsed() < Duration::from_secs(300), "the build never paused");
+            assert!(
+                exited.is_none(),
+                "the build ended before its pause: {exited:?}"
+            );
+            assert!(
+                start.elapsed() < Duration::from_secs(300),
+                "the build never paused"
+            );
             std::thread::sleep(Duration::from_millis(10));
         }
         let pid = first.id() as libc::pid_t;
@@ -787,12 +796,21 @@ fn a_signal_stops_the_build_at_a_checkpoint_it_resumes_from() {
         );
         let store = dir.path().join(".work").join(MAT);
         assert!(store.join("manifest.json").is_file(), "{err}");
-        let second = build_cmd(MAT, dir.path(), extra).arg("--quiet").output().unwrap();
+        let second = build_cmd(MAT, dir.path(), extra)
+            .arg("--quiet")
+            .output()
+            .unwrap();
         assert_ok("the resumed build", &second);
         let got = tables(dir.path());
         for (name, bytes) in &reference.tables {
-            assert!(got.get(name) == Some(bytes), "{name} differs after a stop and resume");
+            assert!(
+                got.get(name) == Some(bytes),
+                "{name} differs after a stop and resume"
+            );
         }
-        assert!(!store.exists(), "the store is removed after the resumed build");
+        assert!(
+            !store.exists(),
+            "the store is removed after the resumed build"
+        );
     }
 }

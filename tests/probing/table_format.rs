@@ -58,7 +58,11 @@ fn write_table(
 ) -> (std::path::PathBuf, [Vec<u32>; 2]) {
     let m: Material = material.parse().unwrap();
     let ix = Indexer::new(m).unwrap();
-    let metric = if levels.is_some() { Metric::Dtm } else { Metric::Dtc };
+    let metric = if levels.is_some() {
+        Metric::Dtm
+    } else {
+        Metric::Dtc
+    };
     let path = xqtb::table::metric_table_path(dir, m, metric);
     // Values of order 1 where the rules can make them.
     let rule_set = RuleSet::DtcAsian.for_material(m);
@@ -272,11 +276,19 @@ fn dtm_sides_fold_their_outcomes_into_their_distances() {
                 })
                 .collect();
             fold_at += 4 * folds[side];
-            assert_eq!(table, if is_derived { vec![] } else { first_use }, "side {side}");
+            assert_eq!(
+                table,
+                if is_derived { vec![] } else { first_use },
+                "side {side}"
+            );
             let wdl_lens: Vec<u32> = (0..nb)
                 .map(|b| u32_at(index_offset + 16 * (side * nb + b) + 8))
                 .collect();
-            assert_eq!(wdl_lens.iter().all(|&n| n == 0), !is_derived, "{wdl_lens:?}");
+            assert_eq!(
+                wdl_lens.iter().all(|&n| n == 0),
+                !is_derived,
+                "{wdl_lens:?}"
+            );
             for block in 0..h.blocks_per_side() {
                 let got = t.read_stored(color, block).unwrap();
                 let wdl = t.read_wdl_block(color, block).unwrap();

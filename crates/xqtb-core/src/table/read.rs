@@ -14,8 +14,8 @@
 use super::{
     derived_stand_in, is_order_seed, side_char, supports_from_bytes, wdl_outcome, Firsts, Header,
     Histogram, Levels, Metric, Stream, SupportingTable, Symbol, SymbolCounts, TableError,
-    FOLD_ENTRY_LEN, HEADER_CRC_AT, HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, SUPPORT_LEN, VALUE_ENTRY_LEN, WDL_DRAW,
-    WDL_LOSS, WDL_WIN,
+    FOLD_ENTRY_LEN, HEADER_CRC_AT, HEADER_LEN, INDEX_ENTRY_LEN, NO_INDEX, SUPPORT_LEN,
+    VALUE_ENTRY_LEN, WDL_DRAW, WDL_LOSS, WDL_WIN,
 };
 use crate::index::Indexer;
 use crate::piece::{ByColor, Color};
@@ -348,11 +348,15 @@ impl<R: ReadAt> TableFile<R> {
         }
         let (shards, shard_budget) = cache_plan(&header, cache_bytes);
         let mut block_index = tail.split_off(header.symbols as usize * VALUE_ENTRY_LEN);
-        let folds = block_index.drain(..header.fold_len() as usize).collect::<Vec<u8>>();
-        let fold = fold_tables(&header, &folds, &values, &counts, &block_index)
-            .map_err(|what| TableError::ValueTable {
-                path: path.to_owned(),
-                what,
+        let folds = block_index
+            .drain(..header.fold_len() as usize)
+            .collect::<Vec<u8>>();
+        let fold =
+            fold_tables(&header, &folds, &values, &counts, &block_index).map_err(|what| {
+                TableError::ValueTable {
+                    path: path.to_owned(),
+                    what,
+                }
             })?;
         Ok(TableFile {
             path: path.to_owned(),
@@ -747,7 +751,9 @@ impl<R: ReadAt> TableFile<R> {
         let mut crc = crc32fast::Hasher::new();
         let body = h.file_len - 4;
         let mut buf = vec![0u8; 1 << 20];
-        self.r.read_exact_at(&mut buf[..HEADER_LEN], 0).map_err(io)?;
+        self.r
+            .read_exact_at(&mut buf[..HEADER_LEN], 0)
+            .map_err(io)?;
         crc.update(&buf[..HEADER_CRC_AT]);
         let mut at = HEADER_LEN as u64;
         while at < body {
@@ -796,14 +802,22 @@ fn fold_tables(
             let (order, distance) = (LE::read_u16(e), LE::read_u16(&e[2..]));
             let half = distance / 2;
             let held = by_value.get(&Symbol { order, half }).is_some_and(|c| {
-                (if distance % 2 == 1 { c.win[s] } else { c.loss[s] }) > 0
+                (if distance % 2 == 1 {
+                    c.win[s]
+                } else {
+                    c.loss[s]
+                }) > 0
             });
             let value = Value::Decided { order, distance };
             if !held || !seen.insert((order, distance)) {
                 return Err(format!(
                     "side {}'s fold table names ({order}, {distance}) {}",
                     side_char(side),
-                    if held { "twice" } else { "which the side does not hold" }
+                    if held {
+                        "twice"
+                    } else {
+                        "which the side does not hold"
+                    }
                 ));
             }
             table.push(value);
@@ -811,7 +825,10 @@ fn fold_tables(
         if h.folds(side) {
             let first = (h.index_entry_at(Stream::Wdl, side, 0) - h.index_offset) as usize;
             let wdl = &block_index[first..first + h.blocks_per_side() as usize * INDEX_ENTRY_LEN];
-            if wdl.chunks_exact(INDEX_ENTRY_LEN).any(|e| LE::read_u32(&e[8..]) != 0) {
+            if wdl
+                .chunks_exact(INDEX_ENTRY_LEN)
+                .any(|e| LE::read_u32(&e[8..]) != 0)
+            {
                 return Err(format!(
                     "side {} is folded, its WDL blocks are not empty",
                     side_char(side)

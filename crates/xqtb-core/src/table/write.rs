@@ -216,6 +216,20 @@ impl Drop for TableWriter {
 
 const NO_SYMBOL: u16 = u16::MAX;
 
+/// The symbol slot of `(order, k)` in a direct table by order, then `k` (half the distance, or
+/// the distance), grown as needed; [`NO_SYMBOL`] until assigned.
+fn slot(table: &mut Vec<Vec<u16>>, order: u16, k: u16) -> &mut u16 {
+    let (o, k) = (order as usize, k as usize);
+    if table.len() <= o {
+        table.resize(o + 1, Vec::new());
+    }
+    let row = &mut table[o];
+    if row.len() <= k {
+        row.resize(k + 1, NO_SYMBOL);
+    }
+    &mut row[k]
+}
+
 impl TableWriter {
     /// Starts `path` (written as `path.tmp` until [`TableWriter::finish`]); the distances of
     /// side `derived`, if any, are left to be found from its moves. `supports` are the tables
@@ -294,15 +308,7 @@ impl TableWriter {
             order,
             half: distance >> 1,
         };
-        let (o, h) = (order as usize, key.half as usize);
-        if self.by_order.len() <= o {
-            self.by_order.resize(o + 1, Vec::new());
-        }
-        let halves = &mut self.by_order[o];
-        if halves.len() <= h {
-            halves.resize(h + 1, NO_SYMBOL);
-        }
-        let slot = &mut halves[h];
+        let slot = slot(&mut self.by_order, order, key.half);
         if *slot == NO_SYMBOL {
             // At most 2^16 - 1 symbols: (order, half) pairs number 2^14 · 2^15, but a table
             // holding more than 65,535 distinct values would need a wider symbol.
@@ -395,15 +401,7 @@ impl TableWriter {
 
     /// The folded side's symbol of a decided value, assigned on first use.
     fn fold_symbol(&mut self, side: Color, order: u16, distance: u16) -> u16 {
-        let (o, d) = (order as usize, distance as usize);
-        if self.fold_by_order.len() <= o {
-            self.fold_by_order.resize(o + 1, Vec::new());
-        }
-        let by_distance = &mut self.fold_by_order[o];
-        if by_distance.len() <= d {
-            by_distance.resize(d + 1, NO_SYMBOL);
-        }
-        let slot = &mut by_distance[d];
+        let slot = slot(&mut self.fold_by_order, order, distance);
         if *slot == NO_SYMBOL {
             let fold = &mut self.fold[side];
             assert!(
