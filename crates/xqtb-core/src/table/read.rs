@@ -578,7 +578,8 @@ impl<R: ReadAt> TableFile<R> {
             .is_some_and(|p| !p.opponent_in_check())
     }
 
-    /// The outcome of a legal position's entry, reading only the WDL stream. The caller has
+    /// The outcome of a legal position's entry, reading only the WDL stream (a folded side's
+    /// distance stream, which holds its outcomes, `formats/table.md` §5.1). The caller has
     /// checked legality (as `Tablebase::probe_dtc` does before encoding); for an index that is not
     /// a legal position the answer means nothing.
     pub fn outcome_legal(&self, side: Color, index: u64) -> Result<Outcome, TableError> {
