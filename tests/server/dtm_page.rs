@@ -288,13 +288,7 @@ fn api_doc_dtm_examples_are_real() {
     let (cmd, body) = blocks[0].split_once('\n').unwrap();
     assert_eq!(cmd, "xqtb stats KRKN --dir tables --metric dtm --json");
     let mut want: Value = serde_json::from_str(body).unwrap();
-    let out = xqtb()
-        .args(["stats", "KRKN", "--metric", "dtm", "--json", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert_ok("xqtb stats --metric dtm", &out);
-    let mut got: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut got = dtm_stats_json("KRKN", dir.path());
     cut(&mut got);
     // The DTM file format is young: its length is not held to the document.
     for v in [&mut got, &mut want] {
@@ -659,13 +653,7 @@ fn dtm_on_the_query_page() {
 fn dtm_statistics_and_a_missing_supporting_dtm_table() {
     let both = built_both(&["KNKA"]);
     let server = Server::start(both.path());
-    let cli = xqtb()
-        .args(["stats", "KNKA", "--metric", "dtm", "--json", "--dir"])
-        .arg(both.path())
-        .output()
-        .unwrap();
-    assert_ok("xqtb stats --metric dtm", &cli);
-    let want: Value = serde_json::from_slice(&cli.stdout).unwrap();
+    let want = dtm_stats_json("KNKA", both.path());
     let a = get(&server.url("/api/stats/KNKA?metric=dtm"));
     assert_eq!(a.status, 200, "{}", a.body);
     assert_eq!(a.json(), want);
@@ -702,4 +690,15 @@ fn dtm_statistics_and_a_missing_supporting_dtm_table() {
         let (ok, log) = s.stop();
         assert!(ok && !log.contains("panicked"), "{log}");
     }
+}
+
+/// `xqtb stats <material> --metric dtm --json --dir <dir>`, which must succeed, as JSON.
+fn dtm_stats_json(material: &str, dir: &std::path::Path) -> Value {
+    let out = xqtb()
+        .args(["stats", material, "--metric", "dtm", "--json", "--dir"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert_ok("xqtb stats --metric dtm", &out);
+    serde_json::from_slice(&out.stdout).unwrap()
 }
