@@ -23,11 +23,13 @@
 //! current one). Either way the result is the same bytes.
 
 mod buffers;
+mod chunkfile;
 mod derived;
 mod dtc;
 mod dtm;
 mod entry;
 mod estimate;
+mod family;
 mod layout;
 mod pass;
 mod plan;
@@ -40,7 +42,7 @@ mod sub;
 mod work;
 mod write;
 
-pub use crate::retro::{Progress, Silent};
+pub use crate::retro::{FamilyStatus, Progress, Silent};
 pub use rules::OrderReport;
 
 use crate::fang::Rules;
@@ -540,6 +542,7 @@ fn build_each(
     progress: &dyn Progress,
     reports: &mut Vec<TableReport>,
 ) -> Result<(), BuildError> {
+    let mut family = family::Family::new(tables, opts)?;
     for (k, &m) in tables.iter().enumerate() {
         if opts.stop.raised() {
             return Err(BuildError::Stopped);
@@ -558,9 +561,13 @@ fn build_each(
         // A refusal, too, leaves no empty working directory behind (and names a kept
         // checkpoint).
         let supports_more = tables[k + 1..].iter().any(|t| t.metric == m.metric);
+        family.starting(m, progress);
         match check_space(opts, m).and_then(|()| run::build_table(m, opts, progress, supports_more))
         {
-            Ok(r) => reports.push(r),
+            Ok(r) => {
+                family.built(m, r.seconds.unwrap_or(0.0));
+                reports.push(r)
+            }
             Err(e) => return Err(clean_up_after(e, opts, m)),
         }
     }

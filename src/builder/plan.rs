@@ -8,6 +8,7 @@
 //! that spills to per-chunk logs; a chunk per worker in RAM while updates are applied (as far as
 //! the budget allows, at least two).
 
+use super::chunkfile;
 use crate::retro::orders::RuleBitmaps;
 use crate::retro::Bitmap;
 
@@ -65,7 +66,9 @@ pub fn plan(
 ) -> Result<Plan, TooSmall> {
     let bitmap = Bitmap::bytes(entries);
     let subs_min = sub_entries.len() as u64 * SUB_CACHE;
-    let workers = threads as u64 * THREAD_RECORDS as u64 * 8;
+    // Each worker's gathering buffer, and its scratch for chunk files (a worker writes and
+    // reads them at a checkpoint even in a resident build).
+    let workers = threads as u64 * (THREAD_RECORDS as u64 * 8 + chunkfile::thread_bytes());
     // The bitmaps the rule phases keep, and the unresolved filter they read, in every mode;
     // and what a pattern phase takes beyond what the propagation lends it (both frontiers,
     // the update buffers and the chunk buffers: `Work::lend_pass_memory`), `lent` at least.
@@ -191,8 +194,10 @@ mod tests {
         assert!(p.resident && p.unresolved_filter);
         // 2 sides × 4 bytes + 6 bitmaps (6/8 byte) per entry, the reserve, the workers'
         // buffers, the staging buffer, and the rest for supporting tables.
-        let used =
-            8 * 573_480 + 6 * Bitmap::bytes(573_480) + RESERVE + 2 * 8 * THREAD_RECORDS as u64;
+        let used = 8 * 573_480
+            + 6 * Bitmap::bytes(573_480)
+            + RESERVE
+            + 2 * (8 * THREAD_RECORDS as u64 + chunkfile::thread_bytes());
         assert_eq!(p.pack_budget + p.update_buffer, 64 * M - used);
         assert!(p.update_buffer >= MIN_UPDATE_BUFFER);
     }
@@ -210,7 +215,7 @@ mod tests {
                 0
             }
             + p.chunk_buffers as u64 * 4 * (1 << 20)
-            + 8 * THREAD_RECORDS as u64 * 8
+            + 8 * (THREAD_RECORDS as u64 * 8 + chunkfile::thread_bytes())
             + RESERVE
             + 2 * SUB_CACHE
             + p.pack_budget
@@ -235,7 +240,7 @@ mod tests {
         assert!(tight.chunk_buffers >= 2 && tight.chunk_buffers < 8);
         let planned = 6 * Bitmap::bytes(n)
             + tight.chunk_buffers as u64 * 4 * (1 << 22)
-            + 8 * THREAD_RECORDS as u64 * 8
+            + 8 * (THREAD_RECORDS as u64 * 8 + chunkfile::thread_bytes())
             + RESERVE
             + tight.pack_budget
             + tight.update_buffer;
@@ -252,11 +257,13 @@ mod tests {
     #[test]
     fn streaming_shortens_chunks_to_keep_the_unresolved_filter() {
         // KRNKAABB with two threads and four supporting tables, by hand: a bitmap is
-        // 6,451,656 bytes; four of them, the workers' 524,288, the 8 MiB reserve, four 2 MiB
-        // block caches and the 4 MiB smallest update buffer take 47,302,432 bytes, plus two
-        // chunks of 4 bytes an entry. The filter needs two more bitmaps, 12,903,312 bytes, so
-        // the chunk length `cl` must satisfy 8 · cl ≤ budget − 60,205,744: cl ≤ 338,602 at
-        // 60 MiB (2^18, not 2^19), cl ≤ 862,890 at 64 MiB (2^19, not 2^20).
+        // 6,451,656 bytes; four of them, the workers' 524,288 and 2 · 288,382 (a compressed
+        // frame of 2^18 bytes as lz4 bounds it, 20 + 1.1 · 2^18, and its length), the 8 MiB
+        // reserve, four 2 MiB block caches and the 4 MiB smallest update buffer take
+        // 47,879,196 bytes, plus two chunks of 4 bytes an entry. The filter needs two more
+        // bitmaps, 12,903,312 bytes, so the chunk length `cl` must satisfy
+        // 8 · cl ≤ budget − 60,782,508: cl ≤ 266,506 at 60 MiB (2^18, not 2^19),
+        // cl ≤ 790,794 at 64 MiB (2^19, not 2^20).
         let n = 51_613_200;
         let subs = [44_340_444, 71_286_141, 1_560_294, 1_638_612];
         let long = plan(60 * M, n, 1 << 20, &subs, 2, false, NONE).unwrap();
@@ -345,7 +352,8 @@ mod tests {
         assert!(!p.resident && p.unresolved_filter);
         let need = |r| plan(M, n, 1 << 20, &subs, 2, false, r).unwrap_err().needed;
         let b = Bitmap::bytes(n);
-        let lent = 4 * b + 8 * (1 << 20) + 2 * 8 * THREAD_RECORDS as u64 + MIN_UPDATE_BUFFER;
+        let workers = 2 * (8 * THREAD_RECORDS as u64 + chunkfile::thread_bytes());
+        let lent = 4 * b + 8 * (1 << 20) + workers + MIN_UPDATE_BUFFER;
         assert_eq!(need(krknn) - need(r(11, 0)), 13 * b - lent);
         assert_eq!(need(r(11, 4)), need(r(11, 0)));
     }

@@ -15,14 +15,13 @@ use byteorder::{ByteOrder, LittleEndian as LE};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
-const CHUNK_MAGIC: [u8; 8] = *b"XQTBCHK2";
-const CHUNK_HEADER: usize = 32;
+use super::chunkfile::{self, HEADER as CHUNK_HEADER, MAGIC as CHUNK_MAGIC};
 /// Version of the working-store layout (chunk files and manifest).
-pub const STORE_VERSION: u32 = 3;
+pub const STORE_VERSION: u32 = 4;
 /// The file that marks a directory as an xqtb store.
 const MARKER: &str = "XQTB-WORK";
 const MARKER_TEXT: &[u8] = b"xqtb working directory: deleted when its table is written\n";
@@ -52,18 +51,19 @@ impl Chunk {
     pub fn get(&self, local: usize) -> u32 {
         self.entries[local].load(Relaxed)
     }
+}
 
-    /// The chunk file's header (`formats/build.md` §4).
-    fn header(&self, side: Color, chunk: usize, gen: u64) -> [u8; CHUNK_HEADER] {
-        let mut b = [0u8; CHUNK_HEADER];
-        b[..8].copy_from_slice(&CHUNK_MAGIC);
-        LE::write_u32(&mut b[8..], STORE_VERSION);
-        LE::write_u32(&mut b[12..], side.index() as u32);
-        LE::write_u32(&mut b[16..], chunk as u32);
-        LE::write_u32(&mut b[20..], self.len() as u32);
-        LE::write_u64(&mut b[24..], gen);
-        b
-    }
+/// The header of chunk `chunk` of `side`, `len` entries, generation `gen` (`formats/build.md`
+/// §4).
+fn header(side: Color, chunk: usize, len: usize, gen: u64) -> [u8; CHUNK_HEADER] {
+    let mut b = [0u8; CHUNK_HEADER];
+    b[..8].copy_from_slice(&CHUNK_MAGIC);
+    LE::write_u32(&mut b[8..], STORE_VERSION);
+    LE::write_u32(&mut b[12..], side.index() as u32);
+    LE::write_u32(&mut b[16..], chunk as u32);
+    LE::write_u32(&mut b[20..], len as u32);
+    LE::write_u64(&mut b[24..], gen);
+    b
 }
 
 /// The entries as the chunk file stores them (little-endian `u32`s): on a little-endian machine
@@ -105,16 +105,11 @@ fn from_le_in_place(words: &mut [u32]) {
     }
 }
 
-/// Reads `entries.len()` little-endian `u32`s from `r` into `entries`.
-fn read_entries(r: &mut impl Read, entries: &mut [AtomicU32]) -> std::io::Result<()> {
+/// The memory of `entries` as words, to read a file into.
+fn words_of_mut(entries: &mut [AtomicU32]) -> &mut [u32] {
     // Safety: `AtomicU32` has the size, alignment and bit validity of `u32`, and `entries` is
     // borrowed mutably.
-    let words = unsafe {
-        std::slice::from_raw_parts_mut(entries.as_mut_ptr().cast::<u32>(), entries.len())
-    };
-    r.read_exact(bytes_of_mut(words))?;
-    from_le_in_place(words);
-    Ok(())
+    unsafe { std::slice::from_raw_parts_mut(entries.as_mut_ptr().cast::<u32>(), entries.len()) }
 }
 
 /// What the manifest records of one chunk file.
@@ -519,26 +514,24 @@ impl StoreDir {
         chunk: &Chunk,
     ) -> Result<ChunkRecord, BuildError> {
         let path = self.chunk_path(side, index, gen);
-        let header = chunk.header(side, index, gen);
+        let header = header(side, index, chunk.len(), gen);
         let entries = entry_bytes(&chunk.entries);
         let mut crc = crc32fast::Hasher::new();
         crc.update(&header);
         crc.update(&entries);
         let crc = crc.finalize();
-        let size = (CHUNK_HEADER + entries.len() + 4) as u64;
         let mut f = File::options()
             .create(true)
             .write(true)
             .truncate(false)
             .open(&path)
             .map_err(io(&path))?;
-        f.write_all(&header)
-            .and_then(|()| f.write_all(&entries))
-            .and_then(|()| f.write_all(&crc.to_le_bytes()))
-            // A longer file of that name (a torn write's leftovers) loses its tail.
-            .and_then(|()| match f.metadata()?.len() > size {
-                true => f.set_len(size),
-                false => Ok(()),
+        let size = chunkfile::write(&mut f, &header, &entries, crc)
+            // A longer file of that name (an earlier generation of other contents) loses its
+            // tail.
+            .and_then(|size| match f.metadata()?.len() > size {
+                true => f.set_len(size).map(|()| size),
+                false => Ok(size),
             })
             .map_err(io(&path))?;
         self.traffic.add(Flow::ChunksWritten, size);
@@ -568,35 +561,21 @@ impl StoreDir {
             f => f.map_err(io(&path))?,
         };
         let size = f.metadata().map_err(io(&path))?.len();
-        if size != (CHUNK_HEADER + 4 * len + 4) as u64 {
-            return Err(bad("wrong length"));
-        }
         let mut entries = self.spare.lock().unwrap().pop().unwrap_or_default();
         entries.clear();
         entries.resize_with(len, || AtomicU32::new(0));
-        let (mut header, mut trailer) = ([0u8; CHUNK_HEADER], [0u8; 4]);
-        f.read_exact(&mut header)
-            .and_then(|()| read_entries(&mut f, &mut entries))
-            .and_then(|()| f.read_exact(&mut trailer))
-            .map_err(io(&path))?;
-        let mut crc = crc32fast::Hasher::new();
-        crc.update(&header);
-        crc.update(&entry_bytes(&entries));
-        let crc = crc.finalize();
+        let words = words_of_mut(&mut entries);
+        let expect = header(side, index, len, rec.gen);
+        let read = chunkfile::read(&mut f, size, &expect, bytes_of_mut(words));
+        from_le_in_place(words);
         self.traffic.add(Flow::ChunksRead, size);
-        if crc != u32::from_le_bytes(trailer) || crc != rec.crc {
-            return Err(bad("checksum mismatch"));
+        match read {
+            Ok(crc) if crc == rec.crc => Ok(Chunk { entries }),
+            Ok(_) | Err(chunkfile::Fault::Checksum) => Err(bad("checksum mismatch")),
+            Err(chunkfile::Fault::Length) => Err(bad("wrong length")),
+            Err(chunkfile::Fault::Header) => Err(bad("header does not match the manifest")),
+            Err(chunkfile::Fault::Io(e)) => Err(io(&path)(e)),
         }
-        if header[..8] != CHUNK_MAGIC
-            || LE::read_u32(&header[8..]) != STORE_VERSION
-            || LE::read_u32(&header[12..]) as usize != side.index()
-            || LE::read_u32(&header[16..]) as usize != index
-            || LE::read_u32(&header[20..]) as usize != len
-            || LE::read_u64(&header[24..]) != rec.gen
-        {
-            return Err(bad("header does not match the manifest"));
-        }
-        Ok(Chunk { entries })
     }
 
     /// Gives back a chunk read by [`StoreDir::read_chunk`] that is no longer needed: its memory
@@ -978,14 +957,16 @@ mod tests {
         let rec = store.write_chunk(Color::Black, 7, 3, &chunk).unwrap();
         let path = store.chunk_path(Color::Black, 7, 3);
         let bytes = std::fs::read(&path).unwrap();
-        assert_eq!(bytes.len(), CHUNK_HEADER + 4 * 1000 + 4);
-        // Entry 1 at its little-endian place; the crc32 covers everything before it.
+        // The header as formats/build.md §4 gives it; the entries in frames (chunkfile.rs);
+        // the record's crc32 is the file's trailer.
+        assert_eq!(bytes[..8], *b"XQTBCHK3");
         assert_eq!(
-            LE::read_u32(&bytes[CHUNK_HEADER + 4..]),
-            0x9E37_79B9,
-            "entries are little-endian words after the header"
+            [8, 12, 16, 20].map(|at| LE::read_u32(&bytes[at..])),
+            [STORE_VERSION, 1, 7, 1000],
+            "version, side, chunk, entries"
         );
-        assert_eq!(crc32fast::hash(&bytes[..bytes.len() - 4]), rec.crc);
+        assert_eq!(LE::read_u64(&bytes[24..]), 3, "generation");
+        assert_eq!(LE::read_u32(&bytes[bytes.len() - 4..]), rec.crc);
         let back = store.read_chunk(Color::Black, 7, rec, 1000).unwrap();
         assert!(back
             .entries
@@ -994,7 +975,7 @@ mod tests {
             .all(|(a, b)| a.load(Relaxed) == b.load(Relaxed)));
         // A flipped byte, a wrong length, another chunk's record: each refused.
         let mut flipped = bytes.clone();
-        flipped[CHUNK_HEADER + 100] ^= 1;
+        flipped[bytes.len() / 2] ^= 1;
         std::fs::write(&path, &flipped).unwrap();
         let err = store.read_chunk(Color::Black, 7, rec, 1000).err().unwrap();
         assert!(err.to_string().contains("checksum mismatch"), "{err}");
@@ -1003,6 +984,14 @@ mod tests {
         assert!(err.to_string().contains("wrong length"), "{err}");
         std::fs::write(&path, &bytes).unwrap();
         let err = store.read_chunk(Color::Black, 7, rec, 999).err().unwrap();
-        assert!(err.to_string().contains("wrong length"), "{err}");
+        assert!(
+            err.to_string().contains("does not match the manifest"),
+            "{err}"
+        );
+        // A shorter write over a longer file of the same name leaves no tail behind.
+        std::fs::write(&path, vec![0u8; bytes.len() + 4096]).unwrap();
+        let rec = store.write_chunk(Color::Black, 7, 3, &chunk).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), bytes);
+        assert!(store.read_chunk(Color::Black, 7, rec, 1000).is_ok());
     }
 }

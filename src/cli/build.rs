@@ -114,6 +114,19 @@ struct Bars {
 }
 
 impl Progress for Bars {
+    fn table(&self, s: &builder::FamilyStatus) {
+        if !self.quiet {
+            eprintln!(
+                "{}: table {} of {}, {} since the start, about {} left for the {}",
+                s.table,
+                s.number,
+                s.count,
+                duration(s.elapsed),
+                duration(s.left),
+                if s.count > 1 { "family" } else { "table" }
+            );
+        }
+    }
     fn start(&self, label: &str, total: u64) {
         let bar = super::progress_bar(total, label, self.quiet);
         *self.bar.lock().unwrap() = Some((bar, label.to_string(), Instant::now(), Usage::now()));
@@ -141,6 +154,16 @@ impl Progress for Bars {
         if !self.quiet {
             eprintln!("{line}");
         }
+    }
+}
+
+/// Seconds as a person reads them: `42 s`, `7 min 05 s`, `3 h 12 min`.
+fn duration(seconds: f64) -> String {
+    let s = seconds.max(0.0).round() as u64;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min {:02} s", s / 60, s % 60),
+        _ => format!("{} h {:02} min", s / 3600, s / 60 % 60),
     }
 }
 

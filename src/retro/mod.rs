@@ -25,4 +25,4 @@ pub mod reference;
 pub use bitmap::Bitmap;
 pub use graph::Graph;
 pub use orders::RuleState;
-pub use progress::{Progress, Silent};
+pub use progress::{FamilyStatus, Progress, Silent};

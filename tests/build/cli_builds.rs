@@ -207,8 +207,8 @@ fn bad_arguments_are_clear_errors() {
 }
 
 /// The store's traffic that `build --verbose` reports is the bytes its files took: a streamed
-/// build writes every chunk file at least once (initialisation: `4n + 40` bytes a chunk of `n`
-/// entries, formats/build.md §4), reads back at least what its later passes rewrote, and logs
+/// build writes every chunk file at least once (initialisation: at least the 32-byte header, a
+/// frame's length and a block, and the crc32 of a chunk, formats/build.md §4), reads back at least what its later passes rewrote, and logs
 /// updates; a resident build that never checkpoints writes nothing there.
 #[test]
 fn store_traffic_counts_the_working_files() {
@@ -225,7 +225,7 @@ fn store_traffic_counts_the_working_files() {
     let n = top.entries;
     let chunks = n.div_ceil(1 << 16);
     let t = top.traffic;
-    assert!(t.chunks_written >= 2 * (4 * n + 40 * chunks), "{t:?}");
+    assert!(t.chunks_written > 2 * 40 * chunks, "{t:?}");
     assert!(t.chunks_read > 0 && t.updates_written > 0, "{t:?}");
     assert_eq!(
         t.updates_read, t.updates_written,
@@ -281,7 +281,7 @@ fn plan_lists_the_tables_build_takes() {
     assert_eq!(planned, built);
     for t in &before {
         let n = xqtb::Indexer::new(t.target.material).unwrap().size();
-        assert_eq!((t.entries, t.tmp_bytes), (n, 24 * n));
+        assert_eq!((t.entries, t.tmp_bytes), (n, 8 * n));
     }
     let after = estimate("KRKAB".parse().unwrap(), &opts).unwrap();
     assert!(after.iter().all(|t| t.present));
