@@ -5,9 +5,11 @@
 # DIR must hold MATERIAL's supporting tables (a family built before, e.g. by scripts/scale.sh)
 # and REFERENCE is MATERIAL's table from an uninterrupted build. The build goes to a fresh
 # directory beside DIR that links DIR's other tables, with its store under TMP. It is killed
-# when its progress reaches ply KILL_AT_PLY (default 30) and again, if KILLS > 1, at later
-# plies of each resumed run; each rerun must resume from the checkpoint (not restart) and the
-# last one must end with REFERENCE's bytes.
+# once its progress has passed ply KILL_AT_PLY (default 30) and it has written a checkpoint in
+# this run, and again, if KILLS > 1, KILL_AT_PLY plies past where each rerun resumed (order 0
+# plies; the plies of an order above 0 count from 1 again); each rerun must resume
+# from the checkpoint the run before wrote (not restart) and the last one must end with
+# REFERENCE's bytes.
 #
 # Usage: [MEMORY=1G] [THREADS=2] [KILL_AT_PLY=30] [KILLS=1] [XQTB=path]
 #        scripts/kill_resume.sh MATERIAL DIR TMP REFERENCE
@@ -30,17 +32,28 @@ run=(build "$mat" --dir "$work" --tmp "$tmp" --memory "$memory" --threads "$thre
 
 for k in $(seq 1 "$kills"); do
   err="$work/run$k.err"
+  started=$(date +%s.%N)
   "$XQTB" "${run[@]}" >"$work/run$k.out" 2>"$err" &
   pid=$!
-  target=$((at * k))
-  # --verbose prints a line per ply: kill when the target ply has passed and a checkpoint
-  # (every 20 s) has very likely been taken after the last resume.
-  until grep -qE "^$mat ply $target " "$err" 2>/dev/null; do
-    kill -0 "$pid" 2>/dev/null || { echo "kill_resume: the build ended before ply $target" >&2; exit 1; }
+  manifest="$tmp/$mat/manifest.json"
+  # --verbose prints a line per ply: kill when the target ply has passed and this run has
+  # written a checkpoint (every 20 s).
+  checkpointed() {
+    [ -f "$manifest" ] && [ "$(stat -c %.9Y "$manifest")" \> "$started" ]
+  }
+  passed() {
+    local from
+    from=$(grep -oE "resuming after order [0-9]+ ply [0-9]+" "$err" | grep -oE "[0-9]+$" || true)
+    grep -qE "^$mat ply $((${from:-0} + at)) " "$err" 2>/dev/null
+  }
+  until passed && checkpointed; do
+    kill -0 "$pid" 2>/dev/null || { echo "kill_resume: run $k ended before it was killed" >&2; exit 1; }
     sleep 0.2
   done
   kill -KILL "$pid"; wait "$pid" 2>/dev/null || true
-  echo "kill_resume: run $k killed after ply $target ($(du -sh "$tmp" | cut -f1) under $tmp)"
+  grep -E "resuming" "$err" || true
+  echo "kill_resume: run $k killed after $(grep -E "^$mat ply" "$err" | tail -1 | cut -d: -f1)" \
+    "($(du -sh "$tmp" | cut -f1) under $tmp)"
 done
 err="$work/resume.err"
 "$XQTB" "${run[@]}" >"$work/resume.out" 2>"$err"
