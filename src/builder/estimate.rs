@@ -37,16 +37,17 @@ pub fn tmp_need(n: u64) -> u64 {
     8 * n
 }
 
-/// Table-file bytes per index entry (both sides): the largest of the tables measured, KRCKR's
-/// DTC file (1.64 MB for 65.6 M entries: both sides attack, and the rules' orders add values;
-/// one-sided tables are about half that, KRNKAABB 1.6 MB for 103 M), and its DTM file (1.65 MB).
-const OUTPUT_BYTES_PER_ENTRY: [f64; 2] = [0.025, 0.026];
+/// Table-file bytes per index entry (both sides): the largest of the tables measured,
+/// KCPABKAABB's DTC file (168.8 MB for 1.92 G entries: a pawn and long wins; KRCKR's is 1.64 MB
+/// for 65.6 M, KRNKAABB's 1.6 MB for 103 M). DTM files are taken to be as large (KRCKR's: 1.65
+/// MB; none of the pawn tables' was measured).
+const OUTPUT_BYTES_PER_ENTRY: [f64; 2] = [0.088, 0.088];
 
 /// Entries (both sides) built per second on the reference machine at 2 threads, resident and
 /// streamed: KRNKAABB resident 103 M entries in 20.4 s, KCPABKAABB streamed at `--memory 1G`
-/// 1.92 G entries in 966 s (`docs/performance.md`). A DTM build takes about as long again as
-/// the DTC one (KRCKR: 14.7 against 14.3 s).
-const ENTRIES_PER_SECOND: [f64; 2] = [5.0e6, 2.0e6];
+/// 1.92 G entries in 670 s (`docs/performance.md`, "Beyond RAM"). A DTM build takes about as
+/// long again as the DTC one (KRCKR: 14.7 against 14.3 s).
+const ENTRIES_PER_SECOND: [f64; 2] = [5.0e6, 2.8e6];
 
 /// The tables a build of `material` takes, in order, with what each will need under `opts`.
 pub fn estimate(material: Material, opts: &BuildOptions) -> Result<Vec<TableEstimate>, BuildError> {

@@ -60,7 +60,8 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
          about {} of tables",
         to_build.len(),
         tables.len(),
-        to_build.iter().map(|t| t.seconds).sum::<f64>(),
+        // A fold from 0.0: an empty f64 sum is -0.0, printed "-0".
+        to_build.iter().fold(0.0, |sum, t| sum + t.seconds),
         bytes(to_build.iter().map(|t| t.tmp_bytes).max().unwrap_or(0)),
         bytes(to_build.iter().map(|t| t.output_bytes).sum())
     )?;
