@@ -37,7 +37,8 @@ build_one() {
   pid=$!
   peak=0
   while kill -0 "$pid" 2>/dev/null; do
-    b=$(du -sb "$tmp" 2>/dev/null | cut -f1 || echo 0)
+    # du fails when a file goes while it counts: then its total (one line) or nothing.
+    b=$({ du -sb "$tmp" 2>/dev/null || true; } | cut -f1 | head -1)
     [ "${b:-0}" -gt "$peak" ] && peak=$b
     sleep 2
   done
