@@ -31,8 +31,8 @@ pub struct TableEstimate {
 }
 
 /// Bytes a table build asks to have free under `--tmp` for `n` entries per side: two
-/// generations of the compressed chunk files and the update logs of a streamed build, at twice
-/// the most measured (`formats/build.md` §10: KCPABKAABB peaked at 3.2 bytes an entry).
+/// generations of the compressed chunk files and the update logs of a streamed build, half
+/// again the most measured (`formats/build.md` §10: 3.2 to 5.3 bytes an entry).
 pub fn tmp_need(n: u64) -> u64 {
     8 * n
 }
