@@ -3,7 +3,8 @@
 # side, legal positions, wall and CPU seconds, peak RSS, peak --tmp bytes (sampled every 2 s),
 # bytes the process had the kernel read and write (time's file system inputs and outputs), the
 # store's traffic (`build --verbose`), bytes written per legal position, and the longest win of
-# each order and side; then the family's totals.
+# each order and side; then the family's totals, and what `xqtb plan` estimated for each
+# table (time, --tmp, table size, memory) beside what its build took.
 #
 # Resumable: every run of a table is a row of DIR/scale/runs.tsv. Run the script again with the
 # same arguments after a kill: present tables are skipped, a killed table resumes from its
@@ -75,9 +76,12 @@ fi
 # The report: runs summed per table, with each table's stats.
 "$XQTB" plan "$mat" "${common[@]}" --json >"$log/plan.json"
 python3 - "$runs" "$XQTB" "$dir" "$metric" "$log/plan.json" <<'PY'
-import csv, json, subprocess, sys
+import csv, json, os, subprocess, sys
 runs, xq, d, metric, plan = sys.argv[1:]
-entries_of = {r["material"]: r["entries"] for r in json.load(open(plan))}
+planned = {}
+for r in json.load(open(plan)):
+    planned.setdefault(r["material"], r)
+entries_of = {t: r["entries"] for t, r in planned.items()}
 rows = {}
 order = []
 for r in csv.DictReader(open(runs), delimiter="\t"):
@@ -124,6 +128,17 @@ for t in order:
         tot[k] += x[k] if k != "legal" else legal
     tot["rss"] = max(tot["rss"], x["rss"]); tot["tmp"] = max(tot["tmp"], x["tmp"])
 bpl = f"{tot['written'] / tot['legal']:.0f}" if tot["legal"] else "-"
+# What `xqtb plan` said before the build, against what the build took (its first metric's file).
+print(f"\n{'plan / build':14} {'est s':>8} {'wall s':>8} {'est tmp GB':>10} {'tmp GB':>7} "
+      f"{'est out MB':>10} {'out MB':>8} {'plan MiB':>8} {'RSS MiB':>8}")
+for t in order:
+    x, p = rows[t], planned.get(t)
+    path = os.path.join(d, t + ".xqtb")
+    if not (p and x["complete"] and os.path.exists(path)):
+        continue
+    print(f"{t:14} {p['seconds']:>8.1f} {x['wall']:>8.1f} {gb(p['tmp_bytes']):>10} {gb(x['tmp']):>7} "
+          f"{p['output_bytes'] / 1e6:>10.1f} {os.path.getsize(path) / 1e6:>8.1f} "
+          f"{p['memory_bytes'] / 2**20:>8.0f} {x['rss'] / 1024:>8.0f}")
 print(f"family: {len(order)} tables built, wall {tot['wall']:.0f} s ({tot['wall'] / 60:.1f} min), CPU {tot['cpu']:.0f} s, "
       f"peak RSS {tot['rss'] / 1024:.0f} MiB, peak --tmp {gb(tot['tmp'])} GB, read {gb(tot['read'])} GB, "
       f"wrote {gb(tot['written'])} GB = {bpl} B per legal position")
