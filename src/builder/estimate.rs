@@ -20,6 +20,9 @@ pub struct TableEstimate {
     pub present: bool,
     /// Resident at this budget (false: streamed through chunk files).
     pub resident: bool,
+    /// Whether the build keeps its unresolved filter (always when resident; streamed, only if
+    /// the budget has room: without it every update of a win ply goes through the logs).
+    pub unresolved_filter: bool,
     /// The memory the plan takes, bytes.
     pub memory: u64,
     /// The most `--tmp` the build asks to have free (`formats/build.md` §10), bytes.
@@ -78,6 +81,7 @@ pub(super) fn estimate_table(t: Target, opts: &BuildOptions) -> Result<TableEsti
         entries,
         present: present(opts, t).is_ok(),
         resident: plan.resident,
+        unresolved_filter: plan.unresolved_filter,
         memory: plan.total,
         tmp_bytes: tmp_need(entries),
         output_bytes: (both * OUTPUT_BYTES_PER_ENTRY[metric]).ceil() as u64,

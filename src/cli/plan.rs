@@ -12,7 +12,8 @@ pub struct Args {
     #[command(flatten)]
     shape: Shape,
     /// Print one JSON object a table, an array: `{"material", "metric", "entries", "present",
-    /// "resident", "memory_bytes", "tmp_bytes", "output_bytes", "seconds"}`.
+    /// "resident", "unresolved_filter", "memory_bytes", "tmp_bytes", "output_bytes",
+    /// "seconds"}`.
     #[arg(long)]
     json: bool,
 }
@@ -36,17 +37,21 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     }
     writeln!(
         out,
-        "{:<16} {:>14}  {:<8} {:<9} {:>10} {:>10} {:>10} {:>9}",
+        "{:<16} {:>14}  {:<8} {:<19} {:>10} {:>10} {:>10} {:>9}",
         "table", "entries/side", "present", "mode", "memory", "--tmp", "output", "est. s"
     )?;
     for t in &tables {
         writeln!(
             out,
-            "{:<16} {:>14}  {:<8} {:<9} {:>10} {:>10} {:>10} {:>9.0}",
+            "{:<16} {:>14}  {:<8} {:<19} {:>10} {:>10} {:>10} {:>9.0}",
             name(t),
             t.entries,
             if t.present { "yes" } else { "no" },
-            if t.resident { "resident" } else { "streamed" },
+            match (t.resident, t.unresolved_filter) {
+                (true, _) => "resident",
+                (false, true) => "streamed",
+                (false, false) => "streamed, no filter",
+            },
             bytes(t.memory),
             bytes(t.tmp_bytes),
             bytes(t.output_bytes),
@@ -83,6 +88,7 @@ fn json_row(t: &TableEstimate) -> serde_json::Value {
         "entries": t.entries,
         "present": t.present,
         "resident": t.resident,
+        "unresolved_filter": t.unresolved_filter,
         "memory_bytes": t.memory,
         "tmp_bytes": t.tmp_bytes,
         "output_bytes": t.output_bytes,

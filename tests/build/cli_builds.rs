@@ -292,11 +292,21 @@ fn plan_lists_the_tables_build_takes() {
     };
     let big = estimate("KRNKAABB".parse().unwrap(), &small).unwrap();
     assert!(!big.last().unwrap().resident);
+    // It keeps its unresolved filter there, with shorter chunks (formats/build.md §9); at a
+    // budget that holds only its frontier bitmaps, it streams without.
+    assert!(big.last().unwrap().unresolved_filter);
+    let bare = BuildOptions {
+        memory: 56 << 20,
+        ..BuildOptions::new(dir.path())
+    };
+    let krnkaabb = estimate("KRNKAABB".parse().unwrap(), &bare).unwrap();
+    assert!(!krnkaabb.last().unwrap().unresolved_filter);
     let json = xqtb(&["plan", "KRKAB", "--dir", dir_str(dir.path()), "--json"]);
     let rows: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
     assert_eq!(rows.len(), after.len());
     assert_eq!(rows.last().unwrap()["material"], "KRKAB");
     assert_eq!(rows.last().unwrap()["present"], true);
+    assert_eq!(rows.last().unwrap()["unresolved_filter"], true);
     let text = xqtb(&["plan", "KRKAB", "--dir", dir_str(dir.path())]);
     assert!(text.contains("0 of 8 tables to build"), "{text}");
 }
