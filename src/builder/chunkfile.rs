@@ -62,14 +62,13 @@ pub enum Fault {
 }
 
 /// Writes a chunk file to `out`: `header`, then `words` (the entries, little-endian) in frames,
-/// then `crc` (the crc32 of `header` and `words`, computed by the caller). Returns the bytes
-/// written.
+/// then the crc32 of `header` and `words`. Returns the bytes written and the crc32.
 pub fn write(
     out: &mut impl Write,
     header: &[u8; HEADER],
     words: &[u8],
-    crc: u32,
-) -> std::io::Result<u64> {
+) -> std::io::Result<(u64, u32)> {
+    let crc = crc_of(header, words);
     out.write_all(header)?;
     let mut size = (HEADER + 4) as u64;
     for piece in words.chunks(FRAME_BYTES) {
@@ -83,7 +82,15 @@ pub fn write(
         })?;
     }
     out.write_all(&crc.to_le_bytes())?;
-    Ok(size)
+    Ok((size, crc))
+}
+
+/// The crc32 a chunk file ends with: of its header and its entries uncompressed.
+fn crc_of(header: &[u8; HEADER], words: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(header);
+    h.update(words);
+    h.finalize()
 }
 
 /// Reads a chunk file of `size` bytes from `r` whose header should be `expect`: fills `words`
@@ -127,10 +134,7 @@ pub fn read(
     let mut trailer = [0u8; 4];
     r.read_exact(&mut trailer).map_err(short)?;
     let crc = u32::from_le_bytes(trailer);
-    let mut h = crc32fast::Hasher::new();
-    h.update(&header);
-    h.update(words);
-    if h.finalize() != crc {
+    if crc_of(&header, words) != crc {
         return Err(Fault::Checksum);
     }
     Ok(crc)
@@ -158,7 +162,8 @@ mod tests {
         // Two frames: one full, one of 1000 entries.
         let (header, words, crc) = sample(FRAME_ENTRIES + 1000);
         let mut file = Vec::new();
-        let size = write(&mut file, &header, &words, crc).unwrap();
+        let (size, written_crc) = write(&mut file, &header, &words).unwrap();
+        assert_eq!(written_crc, crc);
         assert_eq!(size, file.len() as u64);
         assert_eq!(file[..HEADER], header);
         // Each block decompresses on its own, with lz4's own decoder, to its frame.
@@ -183,7 +188,7 @@ mod tests {
     fn damage_is_refused() {
         let (header, words, crc) = sample(3000);
         let mut file = Vec::new();
-        write(&mut file, &header, &words, crc).unwrap();
+        write(&mut file, &header, &words).unwrap();
         let try_read = |bytes: &[u8], len: usize| {
             let mut out = vec![0u8; len];
             read(&mut &bytes[..], bytes.len() as u64, &header, &mut out).map(|_| ())

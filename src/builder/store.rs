@@ -516,22 +516,18 @@ impl StoreDir {
         let path = self.chunk_path(side, index, gen);
         let header = header(side, index, chunk.len(), gen);
         let entries = entry_bytes(&chunk.entries);
-        let mut crc = crc32fast::Hasher::new();
-        crc.update(&header);
-        crc.update(&entries);
-        let crc = crc.finalize();
         let mut f = File::options()
             .create(true)
             .write(true)
             .truncate(false)
             .open(&path)
             .map_err(io(&path))?;
-        let size = chunkfile::write(&mut f, &header, &entries, crc)
+        let (size, crc) = chunkfile::write(&mut f, &header, &entries)
             // A longer file of that name (an earlier generation of other contents) loses its
             // tail.
-            .and_then(|size| match f.metadata()?.len() > size {
-                true => f.set_len(size).map(|()| size),
-                false => Ok(size),
+            .and_then(|(size, crc)| match f.metadata()?.len() > size {
+                true => f.set_len(size).map(|()| (size, crc)),
+                false => Ok((size, crc)),
             })
             .map_err(io(&path))?;
         self.traffic.add(Flow::ChunksWritten, size);
