@@ -186,7 +186,7 @@ mod tests {
 
     #[test]
     fn damage_is_refused() {
-        let (header, words, crc) = sample(3000);
+        let (header, words, _) = sample(3000);
         let mut file = Vec::new();
         write(&mut file, &header, &words).unwrap();
         let try_read = |bytes: &[u8], len: usize| {
