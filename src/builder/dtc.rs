@@ -248,6 +248,7 @@ impl Pass for Ply<'_> {
 /// saves the update logs: each chunk with unresolved entries is read and written once.
 fn pull_pays(work: &Work, src: Color, total: u64) -> bool {
     work.pull()
+        && work.frontiers.lists().is_none()
         && work.unresolved[!src]
             .as_ref()
             .is_some_and(|open| 2 * open.count_all() <= 3 * total)
@@ -291,7 +292,11 @@ fn pull_range<'e>(
     let open = work.unresolved[dst]
         .as_ref()
         .expect("pulled plies have the unresolved filter");
-    let (frontier, next) = (&work.frontier[!dst], &work.next[dst]);
+    let frontier = work.frontiers.now_bits(!dst);
+    let next = work
+        .frontiers
+        .next_bits(dst)
+        .expect("pulled plies have frontier bitmaps");
     let per_window = (WINDOW / 64) as u64;
     let (first, end) = (range.start / 64, range.end.div_ceil(64));
     (first..end)
@@ -344,7 +349,7 @@ pub fn propagate(
     mut after_ply: impl FnMut(&mut Work, u32) -> Result<(), BuildError>,
 ) -> Result<u32, BuildError> {
     // Resumed after the last ply: nothing is left, and that ply stays the last.
-    let empty = |side| work.frontier_in_all(side) == 0 && work.next[side].count_all() == 0;
+    let empty = |side| work.frontier_in_all(side) == 0 && work.frontiers.next_in_all(side) == 0;
     if Color::ALL.into_iter().all(empty) && !scheduled.later(ply) {
         return Ok(ply);
     }
@@ -352,7 +357,7 @@ pub fn propagate(
         ply += 1;
         if let Some(dirty) = dirty {
             for side in Color::ALL {
-                dirty[side].or_from(&work.frontier[side]);
+                dirty[side].or_from(work.frontiers.now_bits(side));
             }
         }
         let distance = u16::try_from(ply).map_err(|_| BuildError::Overflow {
@@ -388,7 +393,7 @@ pub fn propagate(
             progress.finish();
         }
         scheduled.fire(work, ply)?;
-        let next = work.advance();
+        let next = work.advance()?;
         after_ply(work, ply)?;
         if next == 0 && !scheduled.later(ply) {
             return Ok(ply);

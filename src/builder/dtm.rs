@@ -192,8 +192,12 @@ impl Events {
                 continue;
             }
             let to = entry::resolved(level, ply);
+            // Frontier lists take the entries resolved a chunk at a time; the first error
+            // stops the noting and is returned after the chunks are done.
+            let failed = std::sync::Mutex::new(None);
             work.update_entries(side, &chunks, |work, range, view| {
-                let (open, next) = (work.unresolved[side].as_ref(), &work.next[side]);
+                let open = work.unresolved[side].as_ref();
+                let next = work.frontiers.next_bits(side);
                 let windows: Vec<(u64, u64)> = chunks
                     .iter()
                     .map(|&c| (layout.base(c), layout.base(c) + layout.len(c) as u64))
@@ -204,10 +208,10 @@ impl Events {
                             .map(move |w| (w, (w + WINDOW as u64).min(end)))
                     })
                     .collect();
-                let fired = windows
+                let fired: Vec<(u64, Vec<u64>)> = windows
                     .into_par_iter()
                     .map(|(first, end)| {
-                        let mut n = 0;
+                        let (mut n, mut listed) = (0, Vec::new());
                         for index in open_entries(open, first, end) {
                             // This task is the only one that looks at the entries of its window.
                             let (fired, resolved) = fire_entry(view.entry(index), (level, ply), to);
@@ -216,14 +220,24 @@ impl Events {
                                 if let Some(open) = open {
                                     open.clear(index);
                                 }
-                                next.set(index);
+                                match next {
+                                    Some(next) => next.set(index),
+                                    None => listed.push(index),
+                                }
                             }
                         }
-                        n
+                        (n, listed)
                     })
-                    .sum::<u64>();
-                fired > 0
+                    .collect();
+                let listed: Vec<u64> = fired.iter().flat_map(|f| f.1.iter().copied()).collect();
+                if let Err(e) = work.note_next(side, &listed) {
+                    failed.lock().unwrap().get_or_insert(e);
+                }
+                fired.iter().map(|f| f.0).sum::<u64>() > 0
             })?;
+            if let Some(e) = failed.into_inner().unwrap() {
+                return Err(e);
+            }
         }
         Ok(())
     }

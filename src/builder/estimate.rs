@@ -23,6 +23,9 @@ pub struct TableEstimate {
     /// Whether the build keeps its unresolved filter (always when resident; streamed, only if
     /// the budget has room: without it every update of a win ply goes through the logs).
     pub unresolved_filter: bool,
+    /// Whether the streamed build keeps its frontiers as lists on disk (`formats/build.md`
+    /// §7.3), for want of room for their bitmaps.
+    pub frontier_lists: bool,
     /// The memory the plan takes, bytes.
     pub memory: u64,
     /// The most `--tmp` the build asks to have free (`formats/build.md` §10), bytes.
@@ -82,6 +85,7 @@ pub(super) fn estimate_table(t: Target, opts: &BuildOptions) -> Result<TableEsti
         present: present(opts, t).is_ok(),
         resident: plan.resident,
         unresolved_filter: plan.unresolved_filter,
+        frontier_lists: plan.frontier_lists,
         memory: plan.total,
         tmp_bytes: tmp_need(entries),
         output_bytes: (both * OUTPUT_BYTES_PER_ENTRY[metric]).ceil() as u64,

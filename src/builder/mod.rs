@@ -30,6 +30,7 @@ mod dtm;
 mod entry;
 mod estimate;
 mod family;
+mod frontier;
 mod layout;
 mod pass;
 mod plan;
@@ -273,6 +274,9 @@ pub struct BuildOptions {
     pub checkpoint_interval: Duration,
     /// Stream through chunk files even if the table would fit the budget (for tests).
     pub force_streaming: bool,
+    /// Stream with frontier lists even if the frontier bitmaps would fit the budget (for tests
+    /// and measurements; tables with a rule stage keep bitmaps).
+    pub frontier_lists: bool,
     /// Push every win ply from its frontier, never pull it (for tests and measurements: the
     /// two resolve the same entries).
     pub push_only: bool,
@@ -311,6 +315,7 @@ impl BuildOptions {
             chunk_len: DEFAULT_CHUNK_LEN,
             checkpoint_interval: Duration::from_secs(60),
             force_streaming: false,
+            frontier_lists: false,
             push_only: false,
             wait: false,
             rules: Rules::Asian,

@@ -74,10 +74,21 @@ pub trait Pass: Sync {
     ) -> bool;
 }
 
-/// Where applied updates leave their marks.
+/// Where applied updates leave their marks: the unresolved filter, and the next frontier's
+/// bitmap if it is one (frontier lists are written by the callers).
 struct UpdateMarks<'a> {
     unresolved: Option<&'a Bitmap>,
-    next: &'a Bitmap,
+    next: Option<&'a Bitmap>,
+}
+
+impl<'a> UpdateMarks<'a> {
+    /// The marks of updates to `dst`.
+    fn of(work: &'a Work, dst: Color) -> UpdateMarks<'a> {
+        UpdateMarks {
+            unresolved: work.unresolved[dst].as_ref(),
+            next: work.frontiers.next_bits(dst),
+        }
+    }
 }
 
 impl UpdateMarks<'_> {
@@ -103,7 +114,9 @@ impl UpdateMarks<'_> {
         if let Some(u) = self.unresolved {
             u.clear(index);
         }
-        self.next.set(index);
+        if let Some(next) = self.next {
+            next.set(index);
+        }
         1
     }
 }
@@ -116,18 +129,7 @@ pub fn run(
     progress: &dyn Progress,
 ) -> Result<u64, BuildError> {
     let dst = !src;
-    let layout = work.layout();
-    // Frontier entries per window; empty windows are skipped.
-    let frontier = &work.frontier[src];
-    let windows: Vec<(usize, u64)> = (0..layout.entries().div_ceil(WINDOW as u64) as usize)
-        .into_par_iter()
-        .filter_map(|w| {
-            let start = (w * WINDOW) as u64;
-            let len = (layout.entries() - start).min(WINDOW as u64) as usize;
-            let n = frontier.count(start, len);
-            (n > 0).then_some((w, n))
-        })
-        .collect();
+    let windows = units(work, src);
     if let (false, Some(to)) = (work.resident(), pass.resolves_to()) {
         if work.unresolved[dst].is_some() {
             return defer(work, src, &windows, pass, to, progress);
@@ -168,10 +170,7 @@ fn scan(
     pass: &impl Pass,
 ) -> Result<(u64, u64), BuildError> {
     let dst = !src;
-    let marks = UpdateMarks {
-        unresolved: work.unresolved[dst].as_ref(),
-        next: &work.next[dst],
-    };
+    let marks = UpdateMarks::of(work, dst);
     let b = &work.buffers;
     let emitted = AtomicU64::new(0);
     let direct = AtomicU64::new(0);
@@ -220,50 +219,109 @@ fn scan(
     Ok((emitted.into_inner(), direct.into_inner()))
 }
 
-/// Calls `pass.updates` for every frontier entry of `src` in `windows`, spread over the workers
-/// a task at a time ([`tasks`]): `keep(local, d)` takes update `d` into the worker's buffer or
-/// drops it, and `hand_over(local)` empties the buffer, when it is full and at the task's end.
+/// The units a pass from `src` scans, with their frontier entries (empty ones left out):
+/// windows of [`WINDOW`] entries of the frontier bitmap, or the chunks of the frontier lists.
+fn units(work: &Work, src: Color) -> Vec<(usize, u64)> {
+    let layout = work.layout();
+    if let Some(lists) = work.frontiers.lists() {
+        return (0..layout.chunks())
+            .map(|c| (c, lists.now_in(src, c)))
+            .filter(|&(_, n)| n > 0)
+            .collect();
+    }
+    let frontier = work.frontiers.now_bits(src);
+    (0..layout.entries().div_ceil(WINDOW as u64) as usize)
+        .into_par_iter()
+        .filter_map(|w| {
+            let start = (w * WINDOW) as u64;
+            let len = (layout.entries() - start).min(WINDOW as u64) as usize;
+            let n = frontier.count(start, len);
+            (n > 0).then_some((w, n))
+        })
+        .collect()
+}
+
+/// Calls `pass.updates` for every frontier entry of `src` in `units` ([`units`]), spread over
+/// the workers a task at a time ([`tasks`]): `keep(local, d)` takes update `d` into the
+/// worker's buffer or drops it, and `hand_over(local)` empties the buffer, when it is full and
+/// at the task's end.
 fn each_update<P: Pass>(
     work: &Work,
     src: Color,
-    windows: &[(usize, u64)],
+    units: &[(usize, u64)],
     pass: &P,
     keep: impl Fn(&mut Vec<u64>, u64) + Sync,
     hand_over: impl Fn(&mut Vec<u64>) -> Result<(), BuildError> + Sync,
 ) -> Result<(), BuildError> {
-    let frontier = &work.frontier[src];
+    let b = &work.buffers;
+    // One task: the updates of the frontier entries `indices`.
+    let visit = |indices: &mut dyn Iterator<Item = u64>| -> Result<(), BuildError> {
+        let mut local = b.pool.lock().unwrap().pop().unwrap_or_default();
+        let mut scratch = pass.scratch();
+        let mut failed = None;
+        for index in indices {
+            pass.updates(Node { side: src, index }, &mut scratch, &mut |d| {
+                keep(&mut local, d);
+                if local.len() >= THREAD_RECORDS && failed.is_none() {
+                    failed = hand_over(&mut local).err();
+                }
+            })?;
+        }
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        hand_over(&mut local)?;
+        b.pool.lock().unwrap().push(local);
+        Ok(())
+    };
+    if let Some(lists) = work.frontiers.lists() {
+        return each_listed(work, src, lists, units, visit);
+    }
+    let frontier = work.frontiers.now_bits(src);
     let words = work.layout().entries().div_ceil(64) as usize;
     // Bitmap words per window.
     let per_window = WINDOW / 64;
-    let b = &work.buffers;
-    tasks(windows)
-        .par_iter()
-        .try_for_each(|task| -> Result<(), BuildError> {
-            let mut local = b.pool.lock().unwrap().pop().unwrap_or_default();
-            let mut scratch = pass.scratch();
-            let mut failed = None;
-            let words_of =
-                |&(w, _): &(usize, u64)| w * per_window..((w + 1) * per_window).min(words);
-            for i in task.iter().flat_map(words_of) {
-                let mut bits = frontier.word(i);
-                while bits != 0 {
+    let words_of = |&(w, _): &(usize, u64)| w * per_window..((w + 1) * per_window).min(words);
+    tasks(units).par_iter().try_for_each(|task| {
+        visit(&mut task.iter().flat_map(words_of).flat_map(|i| {
+            let mut bits = frontier.word(i);
+            std::iter::from_fn(move || {
+                (bits != 0).then(|| {
                     let index = i as u64 * 64 + bits.trailing_zeros() as u64;
                     bits &= bits - 1;
-                    pass.updates(Node { side: src, index }, &mut scratch, &mut |d| {
-                        keep(&mut local, d);
-                        if local.len() >= THREAD_RECORDS && failed.is_none() {
-                            failed = hand_over(&mut local).err();
-                        }
-                    })?;
-                }
-            }
-            if let Some(e) = failed {
-                return Err(e);
-            }
-            hand_over(&mut local)?;
-            b.pool.lock().unwrap().push(local);
-            Ok(())
-        })
+                    index
+                })
+            })
+        }))
+    })
+}
+
+/// [`each_update`] over frontier lists: the chunks' lists are read in order into a buffer of
+/// at most a chunk's length (sorted, for the decoders), which the workers split.
+fn each_listed(
+    work: &Work,
+    src: Color,
+    lists: &super::frontier::Lists,
+    chunks: &[(usize, u64)],
+    visit: impl Fn(&mut dyn Iterator<Item = u64>) -> Result<(), BuildError> + Sync,
+) -> Result<(), BuildError> {
+    let cap = work.layout().chunk_len();
+    let mut indices: Vec<u64> = Vec::with_capacity(cap);
+    let flush = |indices: &mut Vec<u64>| -> Result<(), BuildError> {
+        let piece = (indices.len() / (4 * rayon::current_num_threads())).max(TASK_ENTRIES as usize);
+        indices
+            .par_chunks(piece)
+            .try_for_each(|part| visit(&mut part.iter().copied()))?;
+        indices.clear();
+        Ok(())
+    };
+    for &(c, n) in chunks {
+        if indices.len() + n as usize > cap {
+            flush(&mut indices)?;
+        }
+        lists.read_now(&work.store, work.layout(), src, c, &mut indices)?;
+    }
+    flush(&mut indices)
 }
 
 /// [`run`] for a pass that resolves every unresolved entry it updates to `to`, streaming with
@@ -282,19 +340,19 @@ fn defer(
     let open = work.unresolved[dst]
         .as_ref()
         .expect("deferred with the filter");
-    let next = &work.next[dst];
     let b = &work.buffers;
     let resolved = AtomicU64::new(0);
     let note = |local: &mut Vec<u64>| -> Result<(), BuildError> {
         resolved.fetch_add(local.len() as u64, Relaxed);
         let _one_writer = b.spill.lock().unwrap();
+        // Sorts them, as the next frontier takes them.
         work.defer_resolved(dst, local, to)?;
+        work.note_next(dst, local)?;
         local.clear();
         Ok(())
     };
     let keep = |local: &mut Vec<u64>, d: u64| {
         if open.take(d) {
-            next.set(d);
             local.push(d);
         }
     };
@@ -401,10 +459,7 @@ fn commit(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, BuildErr
     let sorted = &work.buffers.sorted[..total];
     match &work.entries {
         Entries::Resident(res) => {
-            let marks = UpdateMarks {
-                unresolved: work.unresolved[dst].as_ref(),
-                next: &work.next[dst],
-            };
+            let marks = UpdateMarks::of(work, dst);
             Ok(apply_buckets(pass, &marks, sorted, &starts, |k, l| {
                 let index = ((k as u64) << shift) + l as u64;
                 (
@@ -470,22 +525,47 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
     let mut sorted = std::mem::take(&mut work.buffers.sorted);
     assert!(!sorted.is_empty(), "a streaming pass has an update buffer");
     let part = sorted.len().div_ceil(work.chunk_workers(logged.len()));
-    let states: Vec<(&mut [u32], u64)> = sorted.chunks_mut(part).map(|recs| (recs, 0)).collect();
-    let marks = UpdateMarks {
-        unresolved: work.unresolved[dst].as_ref(),
-        next: &work.next[dst],
-    };
-    let done = work.rewrite_chunks(dst, &logged, states, |(recs, resolved), c, chunk| {
-        let mut scratch = pass.scratch();
-        let base = work.layout().base(c);
-        work.store.drain_log(dst, c, recs, |locals| {
-            for &l in locals {
-                let e = &chunk.entries[l as usize];
-                *resolved += marks.apply(pass, e, base + l as u64, true, &mut scratch);
+    // Each worker's share of the buffer, its count of entries resolved, and (frontier lists)
+    // the entries it resolved, noted in batches.
+    let states: Vec<(&mut [u32], u64, Vec<u64>)> = sorted
+        .chunks_mut(part)
+        .map(|recs| (recs, 0, Vec::new()))
+        .collect();
+    let marks = UpdateMarks::of(work, dst);
+    let lists = marks.next.is_none();
+    let work_ref = &*work;
+    let done = work.rewrite_chunks(
+        dst,
+        &logged,
+        states,
+        |(recs, resolved, listed), c, chunk| {
+            let mut scratch = pass.scratch();
+            let base = work_ref.layout().base(c);
+            let mut failed = None;
+            work_ref.store.drain_log(dst, c, recs, |locals| {
+                for &l in locals {
+                    let e = &chunk.entries[l as usize];
+                    let index = base + l as u64;
+                    if marks.apply(pass, e, index, true, &mut scratch) == 1 {
+                        *resolved += 1;
+                        if lists {
+                            listed.push(index);
+                        }
+                    }
+                }
+                if listed.len() >= super::frontier::LIST_BATCH && failed.is_none() {
+                    failed = work_ref.note_next(dst, listed).err();
+                    listed.clear();
+                }
+            })?;
+            if let Some(e) = failed {
+                return Err(e);
             }
-        })?;
-        Ok(true)
-    });
+            work_ref.note_next(dst, listed)?;
+            listed.clear();
+            Ok(true)
+        },
+    );
     let done = done.map(|(states, written)| (states.iter().map(|s| s.1).sum::<u64>(), written));
     work.buffers.sorted = sorted;
     let (resolved, written) = done?;

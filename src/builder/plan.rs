@@ -31,6 +31,9 @@ pub struct Plan {
     pub resident: bool,
     /// Whether streaming keeps the unresolved bitmaps (always true when resident).
     pub unresolved_filter: bool,
+    /// Whether streaming keeps the frontiers as per-chunk lists in the store instead of
+    /// bitmaps in RAM (`frontier.rs`).
+    pub frontier_lists: bool,
     /// Bytes for supporting tables held packed (2 bits per entry), smallest first.
     pub pack_budget: u64,
     /// Shared update buffer, bytes (streaming).
@@ -39,6 +42,17 @@ pub struct Plan {
     pub chunk_buffers: usize,
     /// The planned total.
     pub total: u64,
+}
+
+/// What a plan must do rather than what fits best (for tests and measurements).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Force {
+    /// Whatever fits best.
+    Nothing,
+    /// Stream, even if the chunks fit.
+    Streaming,
+    /// Stream with frontier lists, if the build has no rule stage (else as `Streaming`).
+    FrontierLists,
 }
 
 /// Why no plan fits.
@@ -53,15 +67,29 @@ pub fn chunk_bytes(entries: u64) -> u64 {
     4 * entries
 }
 
+/// Bytes the frontier lists take in RAM with chunks of `chunk_len` entries and `threads`
+/// workers: a pass reads a chunk's list into a buffer of global indices, and each worker
+/// gathers the entries it resolves in batches (`frontier::LIST_BATCH`) of indices and of the
+/// local indices appended.
+pub fn list_bytes(chunk_len: u64, threads: usize) -> u64 {
+    8 * chunk_len + threads as u64 * 12 * super::frontier::LIST_BATCH as u64
+}
+
 /// Plans a build of `entries` entries per side with chunks of `chunk_len` entries, supporting
 /// tables of `sub_entries` entries per side, and `threads` workers, within `budget` bytes.
+///
+/// Streaming, the frontiers and the unresolved filter compete for what is left. The filter
+/// keeps most updates of a win pass out of the logs; frontier bitmaps cost no disk traffic and
+/// allow pulled win plies. So the plan takes, in this order of preference, bitmaps and the
+/// filter, lists and the filter, bitmaps alone, lists alone. A build with a rule stage needs
+/// bitmaps and the filter.
 pub fn plan(
     budget: u64,
     entries: u64,
     chunk_len: u64,
     sub_entries: &[u64],
     threads: usize,
-    force_streaming: bool,
+    force: Force,
     rule: RuleBitmaps,
 ) -> Result<Plan, TooSmall> {
     let bitmap = Bitmap::bytes(entries);
@@ -75,7 +103,7 @@ pub fn plan(
     let rule_bytes = |lent: u64| rule.kept * bitmap + (rule.patterns * bitmap).saturating_sub(lent);
     let lent = 4 * bitmap + workers + MIN_UPDATE_BUFFER;
     let resident = 2 * chunk_bytes(entries) + 6 * bitmap + RESERVE + workers + rule_bytes(lent);
-    if !force_streaming && resident + subs_min + MIN_UPDATE_BUFFER <= budget {
+    if force == Force::Nothing && resident + subs_min + MIN_UPDATE_BUFFER <= budget {
         // A quarter of what is left stages updates (up to `MAX_RESIDENT_BUFFER`); supporting
         // tables may take the rest.
         let free = budget - resident - subs_min;
@@ -83,6 +111,7 @@ pub fn plan(
         return Ok(Plan {
             resident: true,
             unresolved_filter: true,
+            frontier_lists: false,
             pack_budget: free - update_buffer + subs_min,
             update_buffer,
             chunk_buffers: 0,
@@ -95,20 +124,33 @@ pub fn plan(
     // workers' gathering buffers and the staging buffer while a frontier is scanned.
     let chunk = 2 * chunk_bytes(chunk_len);
     let with_rules = rule.kept > 0;
-    let filter_needed = if with_rules { 2 * bitmap } else { 0 };
-    let rules = rule_bytes(lent + chunk);
-    let fixed = 4 * bitmap + chunk + workers + RESERVE + subs_min + rules + filter_needed;
-    let needed = fixed + MIN_UPDATE_BUFFER;
-    if needed > budget {
-        return Err(TooSmall { needed });
-    }
-    let mut free = budget - needed;
-    // The filter first: it keeps most updates of a win pass out of the logs, which saves more
-    // than packing supporting tables does.
-    let unresolved_filter = with_rules || 2 * bitmap <= free;
-    if unresolved_filter && !with_rules {
-        free -= 2 * bitmap;
-    }
+    let base = chunk + workers + RESERVE + subs_min + rule_bytes(lent + chunk) + MIN_UPDATE_BUFFER;
+    let (bits, lists, filter) = (4 * bitmap, list_bytes(chunk_len, threads), 2 * bitmap);
+    // (frontier lists, unresolved filter, bytes), most preferred first.
+    let choices = [
+        (false, true, bits + filter),
+        (true, true, lists + filter),
+        (false, false, bits),
+        (true, false, lists),
+    ];
+    let allowed = |c: &&(bool, bool, u64)| {
+        let (listed, filtered) = (c.0, c.1);
+        match with_rules {
+            true => !listed && filtered,
+            false => force != Force::FrontierLists || listed,
+        }
+    };
+    let fits = choices
+        .iter()
+        .filter(allowed)
+        .find(|c| base + c.2 <= budget);
+    let Some(&(frontier_lists, unresolved_filter, kept)) = fits else {
+        let least = choices.iter().filter(allowed).map(|c| c.2).min();
+        return Err(TooSmall {
+            needed: base + least.expect("some choice is allowed"),
+        });
+    };
+    let mut free = budget - base - kept;
     // Then a chunk for each worker beyond two: the workers apply the logs of different chunks
     // at once (`pass::apply_logs`), one's file reads and writes overlapping another's updates.
     // At most half of what is left: every byte of these is touched, and a plan spent to the
@@ -123,6 +165,7 @@ pub fn plan(
     Ok(Plan {
         resident: false,
         unresolved_filter,
+        frontier_lists,
         pack_budget,
         update_buffer,
         chunk_buffers: 2 + extra as usize,
@@ -135,9 +178,10 @@ pub fn plan(
 pub const MIN_STREAM_CHUNK: u64 = 1 << 16;
 
 /// Plans with chunks of at most `chunks.0` entries (a power of two): that length, or, when
-/// streaming with it leaves no room for the unresolved filter, the longest shorter power of two
-/// (down to `chunks.1`, e.g. [`MIN_STREAM_CHUNK`]; a resumed build passes its own length) whose
-/// smaller chunk buffers make room for it. The filter
+/// streaming with it leaves no room for frontier bitmaps and the unresolved filter, the longest
+/// shorter power of two (down to `chunks.1`, e.g. [`MIN_STREAM_CHUNK`]; a resumed build passes
+/// its own length) whose smaller chunk buffers make room for the most preferred plan
+/// ([`plan`]: bitmaps and the filter, lists and the filter, ...). The filter
 /// keeps most of a pass's updates out of the logs: KRNKAABB at `--memory 64M` took 39.9 s with
 /// chunks of 2^20 and no filter, 31.7 s with chunks of 2^19 and the filter. Returns the chunk
 /// length and its plan.
@@ -147,35 +191,35 @@ pub fn plan_chunks(
     chunks: (u64, u64),
     sub_entries: &[u64],
     threads: usize,
-    force_streaming: bool,
+    force: Force,
     rule: RuleBitmaps,
 ) -> Result<(u64, Plan), TooSmall> {
-    let with = |len: u64| {
-        plan(
-            budget,
-            entries,
-            len,
-            sub_entries,
-            threads,
-            force_streaming,
-            rule,
-        )
-    };
+    let with = |len: u64| plan(budget, entries, len, sub_entries, threads, force, rule);
     let (chunk_len, shortest) = chunks;
-    let first = with(chunk_len)?;
-    if first.resident || first.unresolved_filter {
-        return Ok((chunk_len, first));
+    let mut best = (chunk_len, with(chunk_len)?);
+    if force == Force::FrontierLists {
+        return Ok(best);
     }
     let mut len = chunk_len;
-    while len / 2 >= shortest {
+    while rank(&best.1) > 0 && len / 2 >= shortest {
         len /= 2;
         if let Ok(p) = with(len) {
-            if p.unresolved_filter {
-                return Ok((len, p));
+            if rank(&p) < rank(&best.1) {
+                best = (len, p);
             }
         }
     }
-    Ok((chunk_len, first))
+    Ok(best)
+}
+
+/// A plan's place in [`plan`]'s order of preference (0: resident, or bitmaps and the filter).
+fn rank(p: &Plan) -> u8 {
+    match (p.resident, p.unresolved_filter, p.frontier_lists) {
+        (true, _, _) | (false, true, false) => 0,
+        (false, true, true) => 1,
+        (false, false, false) => 2,
+        (false, false, true) => 3,
+    }
 }
 
 #[cfg(test)]
@@ -190,7 +234,16 @@ mod tests {
 
     #[test]
     fn small_tables_are_resident() {
-        let p = plan(64 * M, 573_480, 1 << 20, &[4050, 16_470], 2, false, NONE).unwrap();
+        let p = plan(
+            64 * M,
+            573_480,
+            1 << 20,
+            &[4050, 16_470],
+            2,
+            Force::Nothing,
+            NONE,
+        )
+        .unwrap();
         assert!(p.resident && p.unresolved_filter);
         // 2 sides × 4 bytes + 6 bitmaps (6/8 byte) per entry, the reserve, the workers'
         // buffers, the staging buffer, and the rest for supporting tables.
@@ -206,9 +259,22 @@ mod tests {
     fn large_tables_stream_within_the_budget() {
         // KRNKAABB: 51,613,200 entries per side, 413 MB of chunks.
         let n = 51_613_200;
-        let p = plan(64 * M, n, 1 << 20, &[573_480, 25_000_000], 8, false, NONE).unwrap();
+        let p = plan(
+            64 * M,
+            n,
+            1 << 20,
+            &[573_480, 25_000_000],
+            8,
+            Force::Nothing,
+            NONE,
+        )
+        .unwrap();
         assert!(!p.resident);
-        let planned = 4 * Bitmap::bytes(n)
+        let frontiers = match p.frontier_lists {
+            true => list_bytes(1 << 20, 8),
+            false => 4 * Bitmap::bytes(n),
+        };
+        let planned = frontiers
             + if p.unresolved_filter {
                 2 * Bitmap::bytes(n)
             } else {
@@ -227,15 +293,15 @@ mod tests {
     #[test]
     fn more_threads_take_from_the_buffers_not_beyond_the_budget() {
         let n = 20_000_000;
-        let two = plan(64 * M, n, 1 << 20, &[], 2, true, NONE).unwrap();
-        let eight = plan(64 * M, n, 1 << 20, &[], 8, true, NONE).unwrap();
+        let two = plan(64 * M, n, 1 << 20, &[], 2, Force::Streaming, NONE).unwrap();
+        let eight = plan(64 * M, n, 1 << 20, &[], 8, Force::Streaming, NONE).unwrap();
         assert!(eight.update_buffer + eight.pack_budget < two.update_buffer + two.pack_budget);
         // A chunk per worker where the budget allows (two at least), fewer where it does not.
         assert_eq!(two.chunk_buffers, 2);
         assert!((3..8).contains(&eight.chunk_buffers), "{eight:?}");
-        let roomy = plan(1024 * M, n, 1 << 20, &[], 8, true, NONE).unwrap();
+        let roomy = plan(1024 * M, n, 1 << 20, &[], 8, Force::Streaming, NONE).unwrap();
         assert_eq!(roomy.chunk_buffers, 8);
-        let tight = plan(64 * M, n, 1 << 22, &[], 8, true, NONE).unwrap();
+        let tight = plan(64 * M, n, 1 << 22, &[], 8, Force::Streaming, NONE).unwrap();
         assert!(tight.unresolved_filter);
         assert!(tight.chunk_buffers >= 2 && tight.chunk_buffers < 8);
         let planned = 6 * Bitmap::bytes(n)
@@ -248,10 +314,82 @@ mod tests {
     }
 
     #[test]
-    fn a_budget_below_the_bitmaps_is_refused_with_the_need() {
-        let e = plan(64 * M, 400_000_000, 1 << 20, &[], 2, false, NONE).unwrap_err();
-        assert!(e.needed > 64 * M);
-        assert!(e.needed >= 4 * Bitmap::bytes(400_000_000));
+    fn a_budget_below_the_lists_is_refused_with_the_need() {
+        // 400 M entries: 50 MB a bitmap. With chunks of 2^20: two chunks (8 MiB), the
+        // workers' buffers, the reserve, the smallest update buffer and the lists' buffers.
+        let n = 400_000_000;
+        let workers = 2 * (8 * THREAD_RECORDS as u64 + chunkfile::thread_bytes());
+        let least = 8 * M + workers + RESERVE + MIN_UPDATE_BUFFER + 8 * M + 2 * 12 * (1 << 16);
+        let e = plan(least - 1, n, 1 << 20, &[], 2, Force::Nothing, NONE).unwrap_err();
+        assert_eq!(e.needed, least);
+        let p = plan(least, n, 1 << 20, &[], 2, Force::Nothing, NONE).unwrap();
+        assert!(p.frontier_lists && !p.unresolved_filter, "{p:?}");
+        assert_eq!(p.update_buffer, MIN_UPDATE_BUFFER);
+    }
+
+    #[test]
+    fn streaming_prefers_bitmaps_and_the_filter_then_lists_and_the_filter() {
+        // 400 M entries, chunks of 2^20, by hand: `base` is what every streamed plan takes.
+        let (n, b) = (400_000_000, Bitmap::bytes(400_000_000));
+        let workers = 2 * (8 * THREAD_RECORDS as u64 + chunkfile::thread_bytes());
+        let base = 8 * M + workers + RESERVE + MIN_UPDATE_BUFFER;
+        let lists = 8 * M + 2 * 12 * (1 << 16);
+        let how = |budget| {
+            let p = plan(budget, n, 1 << 20, &[], 2, Force::Nothing, NONE).unwrap();
+            (p.frontier_lists, p.unresolved_filter)
+        };
+        assert_eq!(how(base + 6 * b), (false, true));
+        assert_eq!(how(base + 6 * b - 1), (true, true));
+        assert_eq!(how(base + lists + 2 * b), (true, true));
+        // Below that, lists alone: four bitmaps take more than lists and two.
+        assert_eq!(how(base + lists + 2 * b - 1), (true, false));
+        // Bitmaps alone where lists and the filter take more than they do: a small table.
+        let (small, sb) = (20_000_000, Bitmap::bytes(20_000_000));
+        assert!(lists + 2 * sb > 4 * sb);
+        let p = plan(
+            base + 4 * sb,
+            small,
+            1 << 20,
+            &[],
+            2,
+            Force::Streaming,
+            NONE,
+        )
+        .unwrap();
+        assert!(!p.frontier_lists && !p.unresolved_filter, "{p:?}");
+        // A build with a rule stage takes bitmaps and the filter, or nothing.
+        let rule = RuleBitmaps {
+            kept: 6,
+            patterns: 0,
+        };
+        let ruled = |budget, force| plan(budget, n, 1 << 20, &[], 2, force, rule);
+        let need = base + 12 * b;
+        assert_eq!(ruled(need - 1, Force::Nothing).unwrap_err().needed, need);
+        for force in [Force::Nothing, Force::FrontierLists] {
+            let p = ruled(need, force).unwrap();
+            assert!(!p.frontier_lists && p.unresolved_filter, "{p:?}");
+        }
+        // Forced lists take lists even where bitmaps fit.
+        let p = plan(1 << 40, n, 1 << 20, &[], 2, Force::FrontierLists, NONE).unwrap();
+        assert!(
+            !p.resident && p.frontier_lists && p.unresolved_filter,
+            "{p:?}"
+        );
+    }
+
+    #[test]
+    fn the_record_tables_plan_at_one_gib() {
+        // The KCPAABBKAABB family's largest tables, chunks of 2^20, two threads, eight
+        // supporting tables: KCPAABKAABB keeps lists and the filter (two bitmaps of 209 MB);
+        // the record table's filter (two of 615 MB) does not fit, its lists do.
+        let subs = [1; 8];
+        let at_1g = |n| plan(1 << 30, n, 1 << 20, &subs, 2, Force::Nothing, NONE).unwrap();
+        for n in [1_675_258_200, 2_826_964_800] {
+            let p = at_1g(n);
+            assert!(p.frontier_lists && p.unresolved_filter, "{n}: {p:?}");
+        }
+        let p = at_1g(4_921_349_400);
+        assert!(p.frontier_lists && !p.unresolved_filter, "{p:?}");
     }
 
     #[test]
@@ -266,25 +404,30 @@ mod tests {
         // cl ≤ 790,794 at 64 MiB (2^19, not 2^20).
         let n = 51_613_200;
         let subs = [44_340_444, 71_286_141, 1_560_294, 1_638_612];
-        let long = plan(60 * M, n, 1 << 20, &subs, 2, false, NONE).unwrap();
-        assert!(!long.resident && !long.unresolved_filter);
+        let long = plan(60 * M, n, 1 << 20, &subs, 2, Force::Nothing, NONE).unwrap();
+        // With chunks of 2^20 the filter fits beside frontier lists only (16 · cl +
+        // 36,548,748 bytes: two chunks, a list buffer and its batches instead of four bitmaps).
+        assert!(!long.resident && long.unresolved_filter && long.frontier_lists);
         let (len, p) = plan_chunks(
             60 * M,
             n,
             (1 << 20, MIN_STREAM_CHUNK),
             &subs,
             2,
-            false,
+            Force::Nothing,
             NONE,
         )
         .unwrap();
         assert_eq!(len, 1 << 18);
         assert!(p.unresolved_filter);
-        assert_eq!(p, plan(60 * M, n, len, &subs, 2, false, NONE).unwrap());
+        assert_eq!(
+            p,
+            plan(60 * M, n, len, &subs, 2, Force::Nothing, NONE).unwrap()
+        );
         assert!(
-            !plan(64 * M, n, 1 << 20, &subs, 2, false, NONE)
+            plan(64 * M, n, 1 << 20, &subs, 2, Force::Nothing, NONE)
                 .unwrap()
-                .unresolved_filter
+                .frontier_lists
         );
         let (len, p) = plan_chunks(
             64 * M,
@@ -292,14 +435,23 @@ mod tests {
             (1 << 20, MIN_STREAM_CHUNK),
             &subs,
             2,
-            false,
+            Force::Nothing,
             NONE,
         )
         .unwrap();
         assert_eq!(len, 1 << 19);
         assert!(p.unresolved_filter);
         // A resumed build's chunks stay as its checkpoint has them.
-        let (len, p) = plan_chunks(60 * M, n, (1 << 20, 1 << 20), &subs, 2, false, NONE).unwrap();
+        let (len, p) = plan_chunks(
+            60 * M,
+            n,
+            (1 << 20, 1 << 20),
+            &subs,
+            2,
+            Force::Nothing,
+            NONE,
+        )
+        .unwrap();
         assert_eq!((len, p), (1 << 20, long));
         // Resident plans and plans that keep the filter keep their chunks.
         assert_eq!(
@@ -309,7 +461,7 @@ mod tests {
                 (1 << 20, MIN_STREAM_CHUNK),
                 &subs,
                 2,
-                false,
+                Force::Nothing,
                 NONE
             )
             .unwrap()
@@ -317,17 +469,33 @@ mod tests {
             1 << 20
         );
         assert_eq!(
-            plan_chunks(96 * M, n, (1 << 20, MIN_STREAM_CHUNK), &subs, 2, true, NONE)
-                .unwrap()
-                .0,
+            plan_chunks(
+                96 * M,
+                n,
+                (1 << 20, MIN_STREAM_CHUNK),
+                &subs,
+                2,
+                Force::Streaming,
+                NONE
+            )
+            .unwrap()
+            .0,
             1 << 20
         );
-        // Where even the shortest chunks leave no room (48 MiB: four bitmaps and the reserve
-        // take 34 of it), the given length stays.
-        let tight = plan(48 * M, n, 1 << 20, &[], 2, false, NONE).unwrap();
-        assert!(!tight.unresolved_filter);
-        let (len, p) =
-            plan_chunks(48 * M, n, (1 << 20, MIN_STREAM_CHUNK), &[], 2, false, NONE).unwrap();
+        // Where even the shortest chunks leave no room for bitmaps and the filter (48 MiB: six
+        // bitmaps and the reserve take 45 of it), the given length stays, with lists.
+        let tight = plan(48 * M, n, 1 << 20, &[], 2, Force::Nothing, NONE).unwrap();
+        assert!(tight.unresolved_filter && tight.frontier_lists);
+        let (len, p) = plan_chunks(
+            48 * M,
+            n,
+            (1 << 20, MIN_STREAM_CHUNK),
+            &[],
+            2,
+            Force::Nothing,
+            NONE,
+        )
+        .unwrap();
         assert_eq!((len, p), (1 << 20, tight));
     }
 
@@ -348,9 +516,13 @@ mod tests {
         // rest beside it.
         let (n, subs) = (16_220_250, [379_995, 206_424]);
         let krknn = rules("KRKNN", Rules::Asian);
-        let p = plan(64 * M, n, 1 << 20, &subs, 2, false, krknn).unwrap();
+        let p = plan(64 * M, n, 1 << 20, &subs, 2, Force::Nothing, krknn).unwrap();
         assert!(!p.resident && p.unresolved_filter);
-        let need = |r| plan(M, n, 1 << 20, &subs, 2, false, r).unwrap_err().needed;
+        let need = |r| {
+            plan(M, n, 1 << 20, &subs, 2, Force::Nothing, r)
+                .unwrap_err()
+                .needed
+        };
         let b = Bitmap::bytes(n);
         let workers = 2 * (8 * THREAD_RECORDS as u64 + chunkfile::thread_bytes());
         let lent = 4 * b + 8 * (1 << 20) + workers + MIN_UPDATE_BUFFER;
@@ -361,7 +533,7 @@ mod tests {
     #[test]
     fn forced_streaming_streams() {
         assert!(
-            !plan(1 << 30, 4050, 1 << 14, &[], 1, true, NONE)
+            !plan(1 << 30, 4050, 1 << 14, &[], 1, Force::Streaming, NONE)
                 .unwrap()
                 .resident
         );

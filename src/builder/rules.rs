@@ -51,14 +51,14 @@ fn seed(work: &mut Work, level: u16) -> Result<(), BuildError> {
     for side in Color::ALL {
         for c in 0..layout.chunks() {
             let (base, len) = (layout.base(c), layout.len(c));
-            if work.frontier[side].count(base, len) == 0 {
+            if work.frontiers.now_bits(side).count(base, len) == 0 {
                 continue;
             }
             // The chunk's frontier words, their bits found by scans (seeds are few).
             let words = base / 64..(base + len as u64).div_ceil(64);
             let mut seeds: Vec<u64> = words
                 .flat_map(|w| {
-                    let bits = work.frontier[side].word(w as usize);
+                    let bits = work.frontiers.now_bits(side).word(w as usize);
                     BitIter(u128::from(bits)).map(move |k| w * 64 + k as u64)
                 })
                 .collect();
@@ -108,7 +108,7 @@ pub fn solve_orders(
             &format!("{} patterns after order {order}", work.material()),
             1,
         );
-        let next = state.next_seeds(&open, graph, &work.frontier);
+        let next = state.next_seeds(&open, graph, work.frontiers.now_bitmaps());
         progress.advance(1);
         progress.finish();
         work.restore_pass_memory();

@@ -3,7 +3,7 @@
 use super::dtc;
 use super::dtm::{self, Events};
 use super::layout::Layout;
-use super::plan::{chunk_bytes, plan_chunks, Plan, MIN_STREAM_CHUNK, SUB_CACHE};
+use super::plan::{chunk_bytes, plan_chunks, Force, Plan, MIN_STREAM_CHUNK, SUB_CACHE};
 use super::rules::solve_orders;
 use super::store::{Manifest, Provenance, StoreDir, Traffic};
 use super::sub::Subtables;
@@ -200,7 +200,11 @@ fn plan(
         (asked, shortest),
         &supporting_sizes(material)?,
         rayon::current_num_threads(),
-        opts.force_streaming,
+        match (opts.frontier_lists, opts.force_streaming) {
+            (true, _) => Force::FrontierLists,
+            (false, true) => Force::Streaming,
+            (false, false) => Force::Nothing,
+        },
         crate::retro::orders::bitmaps(material, rules),
     )
     .map_err(|e| BuildError::BudgetTooSmall {
@@ -233,10 +237,11 @@ impl TablePlan {
                 "streaming through {} ({} MiB of update buffer{})",
                 store.dir.display(),
                 p.update_buffer >> 20,
-                if p.unresolved_filter {
-                    ""
-                } else {
-                    ", no unresolved filter"
+                match (p.unresolved_filter, p.frontier_lists) {
+                    (true, false) => "",
+                    (true, true) => ", frontier lists",
+                    (false, false) => ", no unresolved filter",
+                    (false, true) => ", frontier lists, no unresolved filter",
                 }
             )
         };

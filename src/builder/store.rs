@@ -283,23 +283,27 @@ pub struct Traffic {
     pub resolved_written: u64,
     /// Resolution-log pairs read back.
     pub resolved_read: u64,
+    /// Frontier-list entries appended ([`Log::Frontier`]).
+    pub frontier_written: u64,
+    /// Frontier-list entries read back.
+    pub frontier_read: u64,
 }
 
 impl Traffic {
     /// Every byte written.
     pub fn written(&self) -> u64 {
-        self.chunks_written + self.updates_written + self.resolved_written
+        self.chunks_written + self.updates_written + self.resolved_written + self.frontier_written
     }
 
     /// Every byte read.
     pub fn read(&self) -> u64 {
-        self.chunks_read + self.updates_read + self.resolved_read
+        self.chunks_read + self.updates_read + self.resolved_read + self.frontier_read
     }
 }
 
 /// [`Traffic`]'s counters, added to by any thread.
 #[derive(Default)]
-struct TrafficCounters([std::sync::atomic::AtomicU64; 6]);
+struct TrafficCounters([std::sync::atomic::AtomicU64; 8]);
 
 /// Which counter of [`TrafficCounters`].
 #[derive(Clone, Copy)]
@@ -310,6 +314,8 @@ enum Flow {
     UpdatesRead,
     ResolvedWritten,
     ResolvedRead,
+    FrontierWritten,
+    FrontierRead,
 }
 
 impl TrafficCounters {
@@ -326,6 +332,8 @@ impl TrafficCounters {
             updates_read: n(Flow::UpdatesRead),
             resolved_written: n(Flow::ResolvedWritten),
             resolved_read: n(Flow::ResolvedRead),
+            frontier_written: n(Flow::FrontierWritten),
+            frontier_read: n(Flow::FrontierRead),
         }
     }
 }
@@ -339,6 +347,40 @@ pub enum Log {
     /// yet: pairs of u32 (local index, resolved entry), applied whenever the chunk is read and
     /// emptied when it is written (the working state reads it).
     Resolved,
+    /// Entries of the chunk in a frontier (`Work`'s frontier lists, when the frontier bitmaps
+    /// do not fit the budget): u32 local indices, in no order. The two parities alternate: the
+    /// frontier a pass reads, and the next one the passes under way fill.
+    Frontier(u8),
+}
+
+impl Log {
+    /// The file name's extension, which tells the kind.
+    fn ext(self) -> &'static str {
+        match self {
+            Log::Updates => "updates",
+            Log::Resolved => "resolved",
+            Log::Frontier(0) => "front0",
+            Log::Frontier(_) => "front1",
+        }
+    }
+
+    /// What the log is, in an error message.
+    fn what(self) -> &'static str {
+        match self {
+            Log::Updates => "update log",
+            Log::Resolved => "resolution log",
+            Log::Frontier(_) => "frontier list",
+        }
+    }
+
+    /// The traffic counters of its writes and reads.
+    fn flows(self) -> (Flow, Flow) {
+        match self {
+            Log::Updates => (Flow::UpdatesWritten, Flow::UpdatesRead),
+            Log::Resolved => (Flow::ResolvedWritten, Flow::ResolvedRead),
+            Log::Frontier(_) => (Flow::FrontierWritten, Flow::FrontierRead),
+        }
+    }
 }
 
 /// Logs a store keeps open at most (then it closes them all and starts again).
@@ -491,12 +533,8 @@ impl StoreDir {
 
     /// The log `kind` of chunk `chunk` of `side` ([`Log`]).
     pub fn log_path(&self, kind: Log, side: Color, chunk: usize) -> PathBuf {
-        let ext = match kind {
-            Log::Updates => "updates",
-            Log::Resolved => "resolved",
-        };
         self.dir
-            .join(format!("s{}-c{chunk:05}.{ext}", side.index()))
+            .join(format!("s{}-c{chunk:05}.{}", side.index(), kind.ext()))
     }
 
     /// Writes a chunk as generation `gen`; returns its record. The file is overwritten in place
@@ -641,7 +679,7 @@ impl StoreDir {
         let s_c = |n: &str| n.starts_with('s') && n.as_bytes().get(2) == Some(&b'-');
         name.starts_with("manifest.json")
             || (s_c(name)
-                && [".chunk", ".updates", ".resolved"]
+                && [".chunk", ".updates", ".resolved", ".front0", ".front1"]
                     .iter()
                     .any(|ext| name.ends_with(ext)))
     }
@@ -649,23 +687,36 @@ impl StoreDir {
     /// Deletes every file of ours the manifest does not reference (chunks of an interrupted
     /// pass, old generations, logs); with no manifest, every file of ours.
     pub fn remove_unreferenced(&self, m: Option<&Manifest>) -> Result<(), BuildError> {
+        self.prune(m, false)
+    }
+
+    /// [`StoreDir::remove_unreferenced`] at a checkpoint, which keeps the frontier lists: they
+    /// are the frontiers of the state the manifest names (a resumed build derives them again
+    /// from the chunks instead).
+    pub fn remove_unreferenced_but_lists(&self, m: &Manifest) -> Result<(), BuildError> {
+        self.prune(Some(m), true)
+    }
+
+    fn prune(&self, m: Option<&Manifest>, keep_lists: bool) -> Result<(), BuildError> {
         // An open log would outlive its file.
         self.logs.lock().unwrap().clear();
-        let mut keep: Vec<PathBuf> = Vec::new();
+        let mut keep = std::collections::HashSet::new();
         if let Some(m) = m {
-            keep.push(self.manifest_path());
+            keep.insert(self.manifest_path());
             for (side, recs) in Color::ALL.into_iter().zip(&m.chunks) {
                 for (c, r) in recs.iter().enumerate() {
-                    keep.push(self.chunk_path(side, c, r.gen));
+                    keep.insert(self.chunk_path(side, c, r.gen));
                 }
             }
         }
+        let is_list = |name: &str| name.ends_with(".front0") || name.ends_with(".front1");
         let rd = std::fs::read_dir(&self.dir).map_err(io(&self.dir))?;
         for e in rd {
             let e = e.map_err(io(&self.dir))?;
             let p = e.path();
             let name = e.file_name();
-            if Self::ours(&name.to_string_lossy()) && !keep.contains(&p) {
+            let name = name.to_string_lossy();
+            if Self::ours(&name) && !keep.contains(&p) && !(keep_lists && is_list(&name)) {
                 std::fs::remove_file(&p).map_err(io(&p))?;
             }
         }
@@ -735,11 +786,7 @@ impl StoreDir {
     ) -> Result<(), BuildError> {
         let key = (kind, side, chunk);
         self.with_log(key, true, |mut f| f.write_all(&le_bytes(words)))?;
-        let flow = match kind {
-            Log::Updates => Flow::UpdatesWritten,
-            Log::Resolved => Flow::ResolvedWritten,
-        };
-        self.traffic.add(flow, 4 * words.len() as u64);
+        self.traffic.add(kind.flows().0, 4 * words.len() as u64);
         Ok(())
     }
 
@@ -781,6 +828,39 @@ impl StoreDir {
         Ok(())
     }
 
+    /// Appends local indices to the frontier list `parity` of a chunk ([`Log::Frontier`]).
+    pub fn append_frontier(
+        &self,
+        side: Color,
+        chunk: usize,
+        parity: u8,
+        locals: &[u32],
+    ) -> Result<(), BuildError> {
+        self.append(Log::Frontier(parity), side, chunk, locals)
+    }
+
+    /// Streams the frontier list `parity` of a chunk in batches of at most `words.len()`
+    /// indices (read into `words`); the list stays as it is.
+    pub fn read_frontier(
+        &self,
+        side: Color,
+        chunk: usize,
+        parity: u8,
+        words: &mut [u32],
+        f: impl FnMut(&[u32]),
+    ) -> Result<(), BuildError> {
+        self.read_log((Log::Frontier(parity), side, chunk), words, 1, f)
+    }
+
+    /// Empties the frontier list `parity` of a chunk (it was read; the file stays for the
+    /// list after next).
+    pub fn clear_frontier(&self, side: Color, chunk: usize, parity: u8) -> Result<(), BuildError> {
+        self.with_log((Log::Frontier(parity), side, chunk), false, |f| {
+            f.set_len(0)
+        })?;
+        Ok(())
+    }
+
     /// Streams log `key` in batches of at most `recs.len()` words (a multiple of `unit`, the
     /// words of a record) read into `recs`; a log that is not whole records is torn.
     fn read_log(
@@ -793,21 +873,13 @@ impl StoreDir {
         use std::os::unix::fs::FileExt;
         assert!(recs.len() as u64 >= unit, "a log is read through a buffer");
         let path = self.log_path(key.0, key.1, key.2);
-        let what = match key.0 {
-            Log::Updates => "update log",
-            Log::Resolved => "resolution log",
-        };
-        let torn = || BuildError::Checkpoint(format!("{}: torn {what}", path.display()));
+        let torn = || BuildError::Checkpoint(format!("{}: torn {}", path.display(), key.0.what()));
         self.with_log(key, false, |file| {
             let len = file.metadata()?.len();
             if len % (4 * unit) != 0 {
                 return Ok(Err(torn()));
             }
-            let flow = match key.0 {
-                Log::Updates => Flow::UpdatesRead,
-                Log::Resolved => Flow::ResolvedRead,
-            };
-            self.traffic.add(flow, len);
+            self.traffic.add(key.0.flows().1, len);
             let mut at = 0;
             while at < len {
                 let k = ((len - at) / 4).min(recs.len() as u64) as usize;

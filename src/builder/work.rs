@@ -3,6 +3,7 @@
 
 use super::buffers::Buffers;
 use super::entry;
+use super::frontier::Frontiers;
 use super::layout::Layout;
 use super::plan::Plan;
 use super::store::{Chunk, ChunkRecord, Log, Manifest, Provenance, StoreDir, STORE_VERSION};
@@ -47,10 +48,9 @@ pub struct Work {
     /// Entries still unresolved (a filter: updates to others are skipped before touching the
     /// entry); absent when streaming on a tight budget.
     pub(super) unresolved: ByColor<Option<Bitmap>>,
-    /// Entries the next pass from that side starts from.
-    pub(super) frontier: ByColor<Bitmap>,
-    /// Entries resolved by the passes under way (the frontier after them).
-    pub(super) next: ByColor<Bitmap>,
+    /// Entries the next pass from each side starts from, and entries resolved by the passes
+    /// under way (the frontier after them).
+    pub(super) frontiers: Frontiers,
     /// The passes' update buffers.
     pub(super) buffers: Buffers,
     /// Updates the shared buffer stages ([`super::plan::Plan::update_buffer`]).
@@ -131,8 +131,7 @@ impl Work {
             current: ByColor::new(|_| Vec::new()),
             checkpointed: ByColor::new(|_| Vec::new()),
             unresolved: ByColor::new(|_| unresolved_filter.then(|| Bitmap::new(n))),
-            frontier: ByColor::new(|_| Bitmap::summarised(n)),
-            next: ByColor::new(|_| Bitmap::summarised(n)),
+            frontiers: Frontiers::new(layout, plan.frontier_lists),
             chunk_buffers,
             pull,
             resolved: ByColor::new(|_| (0..layout.chunks()).map(|_| false.into()).collect()),
@@ -169,9 +168,8 @@ impl Work {
     pub fn release_pass_memory(&mut self) {
         for side in Color::ALL {
             self.unresolved[side] = None;
-            self.frontier[side] = Bitmap::new(0);
-            self.next[side] = Bitmap::new(0);
         }
+        self.frontiers = Frontiers::none();
         self.buffers = Buffers::new(0, 0);
         // The write reads one chunk at a time.
         if !self.resident() {
@@ -186,10 +184,12 @@ impl Work {
     /// ([`super::plan::plan`]). [`Work::restore_pass_memory`] sets them up again.
     pub fn lend_pass_memory(&mut self) {
         let n = self.layout.entries();
-        for side in Color::ALL {
-            for map in [&mut self.frontier[side], &mut self.next[side]] {
-                if map.is_clear() {
-                    *map = Bitmap::summarised(n);
+        if let Frontiers::Bits { now, next } = &mut self.frontiers {
+            for side in Color::ALL {
+                for map in [&mut now[side], &mut next[side]] {
+                    if map.is_clear() {
+                        *map = Bitmap::summarised(n);
+                    }
                 }
             }
         }
@@ -218,7 +218,7 @@ impl Work {
         select: &Select,
     ) -> Result<(), BuildError> {
         debug_assert_eq!(self.current[side].len(), c);
-        self.mark_bitmaps(side, c, &chunk, select);
+        self.mark_bitmaps(side, c, &chunk, select)?;
         match &mut self.entries {
             Entries::Resident(res) => {
                 res[side].push(chunk);
@@ -234,14 +234,26 @@ impl Work {
     }
 
     /// Sets the unresolved filter of chunk `c` from its entries, and the frontiers by `select`.
-    fn mark_bitmaps(&self, side: Color, c: usize, chunk: &Chunk, select: &Select) {
+    fn mark_bitmaps(
+        &self,
+        side: Color,
+        c: usize,
+        chunk: &Chunk,
+        select: &Select,
+    ) -> Result<(), BuildError> {
         let first = (self.layout.base(c) / 64) as usize;
         let words_per_window = WINDOW / 64;
-        chunk
+        let bits = match &self.frontiers {
+            Frontiers::Bits { now, next } => Some((&now[side], &next[side])),
+            Frontiers::Lists(_) => None,
+        };
+        // Lists: each window's words of the frontier and the next one.
+        let words: Vec<Vec<[u64; 2]>> = chunk
             .entries
             .par_chunks(WINDOW)
             .enumerate()
-            .for_each(|(win, es)| {
+            .map(|(win, es)| {
+                let mut listed = Vec::new();
                 for (k, es) in es.chunks(64).enumerate() {
                     let (mut open, mut front, mut next) = (0u64, 0u64, 0u64);
                     for (b, e) in es.iter().enumerate() {
@@ -254,10 +266,41 @@ impl Work {
                     if let Some(u) = &self.unresolved[side] {
                         u.store_word(w, open);
                     }
-                    self.frontier[side].store_word(w, front);
-                    self.next[side].store_word(w, next);
+                    match bits {
+                        Some((now_bits, next_bits)) => {
+                            now_bits.store_word(w, front);
+                            next_bits.store_word(w, next);
+                        }
+                        None => listed.push([front, next]),
+                    }
                 }
-            });
+                listed
+            })
+            .collect();
+        let Frontiers::Lists(lists) = &self.frontiers else {
+            return Ok(());
+        };
+        for (which, now) in [(0, true), (1, false)] {
+            let locals: Vec<u32> = words
+                .iter()
+                .flatten()
+                .enumerate()
+                .flat_map(|(k, w)| {
+                    let mut bits = w[which];
+                    std::iter::from_fn(move || {
+                        (bits != 0).then(|| {
+                            let b = bits.trailing_zeros();
+                            bits &= bits - 1;
+                            (k * 64) as u32 + b
+                        })
+                    })
+                })
+                .collect();
+            for part in locals.chunks(super::frontier::LIST_BATCH) {
+                lists.add(&self.store, side, c, now, part)?;
+            }
+        }
+        Ok(())
     }
 
     /// Calls `f` with chunk `c` of `side` (read from its file when streaming).
@@ -491,19 +534,20 @@ impl Work {
     }
 
     /// After the passes of one step: what they resolved becomes the frontier. Returns its size.
-    pub fn advance(&mut self) -> u64 {
-        let mut total = 0;
-        for side in Color::ALL {
-            std::mem::swap(&mut self.frontier[side], &mut self.next[side]);
-            self.next[side].clear_all();
-            total += self.frontier_in_all(side);
-        }
-        total
+    pub fn advance(&mut self) -> Result<u64, BuildError> {
+        self.frontiers.advance(&self.store)
     }
 
     /// Frontier entries of `side`.
     pub fn frontier_in_all(&self, side: Color) -> u64 {
-        self.frontier[side].count_all()
+        self.frontiers.now_in_all(side)
+    }
+
+    /// Notes `side`'s entries `indices` (sorted) as resolved by the passes under way: they
+    /// start the pass from that side at the next ply.
+    pub fn note_next(&self, side: Color, indices: &[u64]) -> Result<(), BuildError> {
+        self.frontiers
+            .note_next(&self.store, self.layout, side, indices)
     }
 
     /// A manifest for the state after `ply` of `order` (chunk records filled by
@@ -555,7 +599,7 @@ impl Work {
         m.chunks = self.current.clone().0;
         self.store.write_manifest(&m)?;
         self.checkpointed = self.current.clone();
-        self.store.remove_unreferenced(Some(&m))
+        self.store.remove_unreferenced_but_lists(&m)
     }
 
     /// Loads the state a manifest names (every chunk read and checked; kept in RAM when
@@ -573,7 +617,7 @@ impl Work {
         for side in Color::ALL {
             for c in 0..self.layout.chunks() {
                 let chunk = self.read(side, c)?;
-                self.mark_bitmaps(side, c, &chunk, select);
+                self.mark_bitmaps(side, c, &chunk, select)?;
                 match &mut self.entries {
                     Entries::Resident(res) => res[side].push(chunk),
                     Entries::Streaming => self.store.recycle(chunk),
@@ -596,6 +640,7 @@ mod tests {
         let plan = Plan {
             resident: false,
             unresolved_filter: true,
+            frontier_lists: false,
             pack_budget: 0,
             update_buffer: 64 * Buffers::RECORD_BYTES,
             chunk_buffers: 2,

@@ -58,6 +58,10 @@ pub struct Args {
     /// Stream through chunk files even when the table fits in memory (testing).
     #[arg(long, hide = true)]
     stream: bool,
+    /// Stream with the frontiers as lists on disk even when their bitmaps fit (testing and
+    /// measuring; tables with a rule stage keep bitmaps).
+    #[arg(long, hide = true)]
+    frontier_lists: bool,
     /// Push every win ply from its frontier, never pull it (testing and measuring).
     #[arg(long, hide = true)]
     push_only: bool,
@@ -230,6 +234,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         chunk_len: args.chunk_len,
         checkpoint_interval: args.checkpoint_secs,
         force_streaming: args.stream,
+        frontier_lists: args.frontier_lists,
         push_only: args.push_only,
         wait: args.wait,
         rules: args.shape.rules.into(),
@@ -267,12 +272,14 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         if args.verbose && t.written() + t.read() > 0 {
             writeln!(
                 out,
-                "{:<12} store     wrote {} (chunks {}, update logs {}, resolution logs {}), read {}",
+                "{:<12} store     wrote {} (chunks {}, update logs {}, resolution logs {}, \
+                 frontier lists {}), read {}",
                 name,
                 bytes(t.written()),
                 bytes(t.chunks_written),
                 bytes(t.updates_written),
                 bytes(t.resolved_written),
+                bytes(t.frontier_written),
                 bytes(t.read())
             )?;
         }

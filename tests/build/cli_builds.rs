@@ -98,7 +98,7 @@ fn output_does_not_depend_on_threads_or_memory() {
         "--chunk-len",
         "16384",
     ];
-    let runs: [&[&str]; 7] = [
+    let runs: [&[&str]; 9] = [
         &["--threads", "1"],
         &["--threads", "2", "--verbose"],
         &["--threads", "8"],
@@ -108,6 +108,16 @@ fn output_does_not_depend_on_threads_or_memory() {
         &[&stream_small_chunks[..], &["--verbose"]].concat(),
         &["--threads", "2", "--push-only"],
         &[&stream_small_chunks[..], &["--push-only", "--verbose"]].concat(),
+        // The frontiers as per-chunk lists on disk instead of bitmaps (no pulled plies).
+        &[&stream_small_chunks[..], &["--frontier-lists", "--verbose"]].concat(),
+        &[
+            "--threads",
+            "1",
+            "--memory",
+            "64M",
+            "--frontier-lists",
+            "--verbose",
+        ],
     ];
     let mut outputs = Vec::new();
     for extra in runs {
@@ -118,13 +128,23 @@ fn output_does_not_depend_on_threads_or_memory() {
         }
         args.extend_from_slice(extra);
         let (out, err) = xqtb_both(&args);
-        if extra.contains(&"--stream") {
+        if extra.contains(&"--stream") || extra.contains(&"--frontier-lists") {
             assert!(out.contains("streamed"), "{out}");
+        }
+        if extra.contains(&"--frontier-lists") {
+            assert!(err.contains("frontier lists)"), "{err}");
+            let listed = out
+                .lines()
+                .find(|l| l.starts_with("KRKAABB ") && l.contains(" store "));
+            assert!(
+                listed.is_some_and(|l| !l.contains("frontier lists 0 kB")),
+                "{out}"
+            );
         }
         if extra.contains(&"--verbose") {
             // The default pulls some win plies; --push-only none.
             let pulled = err.lines().filter(|l| l.contains("(pulled)")).count();
-            if extra.contains(&"--push-only") {
+            if extra.contains(&"--push-only") || extra.contains(&"--frontier-lists") {
                 assert_eq!(pulled, 0, "{err}");
             } else {
                 assert!(pulled > 10, "{pulled} plies pulled: {err}");
@@ -292,21 +312,29 @@ fn plan_lists_the_tables_build_takes() {
     };
     let big = estimate("KRNKAABB".parse().unwrap(), &small).unwrap();
     assert!(!big.last().unwrap().resident);
-    // It keeps its unresolved filter there, with shorter chunks (formats/build.md §9); at a
-    // budget that holds only its frontier bitmaps, it streams without.
-    assert!(big.last().unwrap().unresolved_filter);
-    let bare = BuildOptions {
-        memory: 56 << 20,
-        ..BuildOptions::new(dir.path())
+    // It keeps its unresolved filter and frontier bitmaps there, with shorter chunks
+    // (formats/build.md §9); at tighter budgets the filter beside frontier lists (lists alone
+    // only below what its supporting tables, which have a rule stage, need).
+    let last = big.last().unwrap();
+    assert!(last.unresolved_filter && !last.frontier_lists);
+    let at = |mib: u64| {
+        let opts = BuildOptions {
+            memory: mib << 20,
+            ..BuildOptions::new(dir.path())
+        };
+        let t = estimate("KRNKAABB".parse().unwrap(), &opts).unwrap();
+        let t = t.last().unwrap();
+        (t.unresolved_filter, t.frontier_lists)
     };
-    let krnkaabb = estimate("KRNKAABB".parse().unwrap(), &bare).unwrap();
-    assert!(!krnkaabb.last().unwrap().unresolved_filter);
+    assert_eq!(at(56), (true, true));
+    assert_eq!(at(40), (true, true));
     let json = xqtb(&["plan", "KRKAB", "--dir", dir_str(dir.path()), "--json"]);
     let rows: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
     assert_eq!(rows.len(), after.len());
     assert_eq!(rows.last().unwrap()["material"], "KRKAB");
     assert_eq!(rows.last().unwrap()["present"], true);
     assert_eq!(rows.last().unwrap()["unresolved_filter"], true);
+    assert_eq!(rows.last().unwrap()["frontier_lists"], false);
     let text = xqtb(&["plan", "KRKAB", "--dir", dir_str(dir.path())]);
     assert!(text.contains("0 of 8 tables to build"), "{text}");
 }
