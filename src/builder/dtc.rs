@@ -365,7 +365,7 @@ pub fn propagate(
             ply,
             max: entry::MAX_DISTANCE,
         })?;
-        for src in Color::ALL {
+        for src in work.pass_order() {
             let total = work.frontier_in_all(src);
             if total == 0 {
                 continue;

@@ -184,13 +184,16 @@ impl Events {
             return Ok(());
         };
         let layout = work.layout();
-        for side in Color::ALL {
+        // The side whose filter is in RAM first (a parked filter is read back only if needed).
+        let [_, loaded] = work.pass_order();
+        for side in [loaded, !loaded] {
             let chunks: Vec<usize> = (0..layout.chunks())
                 .filter(|&c| self.due[side][c].remove(&(level, ply)))
                 .collect();
             if chunks.is_empty() {
                 continue;
             }
+            work.use_filter(side)?;
             let to = entry::resolved(level, ply);
             // Frontier lists take the entries resolved a chunk at a time; the first error
             // stops the noting and is returned after the chunks are done.

@@ -26,6 +26,9 @@ pub struct TableEstimate {
     /// Whether the streamed build keeps its frontiers as lists on disk (`formats/build.md`
     /// §7.3), for want of room for their bitmaps.
     pub frontier_lists: bool,
+    /// Whether the streamed build keeps one side's unresolved filter in RAM at a time, the
+    /// other parked on disk (`formats/build.md` §7.4).
+    pub filter_parked: bool,
     /// The memory the plan takes, bytes.
     pub memory: u64,
     /// The most `--tmp` the build asks to have free (`formats/build.md` §10), bytes.
@@ -86,6 +89,7 @@ pub(super) fn estimate_table(t: Target, opts: &BuildOptions) -> Result<TableEsti
         resident: plan.resident,
         unresolved_filter: plan.unresolved_filter,
         frontier_lists: plan.frontier_lists,
+        filter_parked: plan.filter_parked,
         memory: plan.total,
         tmp_bytes: tmp_need(entries),
         output_bytes: (both * OUTPUT_BYTES_PER_ENTRY[metric]).ceil() as u64,

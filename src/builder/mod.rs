@@ -32,6 +32,7 @@ mod estimate;
 mod family;
 mod frontier;
 mod layout;
+mod parked;
 mod pass;
 mod plan;
 mod rules;
@@ -277,6 +278,9 @@ pub struct BuildOptions {
     /// Stream with frontier lists even if the frontier bitmaps would fit the budget (for tests
     /// and measurements; tables with a rule stage keep bitmaps).
     pub frontier_lists: bool,
+    /// Stream with frontier lists and the unresolved filter of one side at a time in RAM, the
+    /// other parked in the store, even if more would fit (for tests and measurements).
+    pub park_filter: bool,
     /// Push every win ply from its frontier, never pull it (for tests and measurements: the
     /// two resolve the same entries).
     pub push_only: bool,
@@ -316,6 +320,7 @@ impl BuildOptions {
             checkpoint_interval: Duration::from_secs(60),
             force_streaming: false,
             frontier_lists: false,
+            park_filter: false,
             push_only: false,
             wait: false,
             rules: Rules::Asian,

@@ -129,6 +129,7 @@ pub fn run(
     progress: &dyn Progress,
 ) -> Result<u64, BuildError> {
     let dst = !src;
+    work.use_filter(dst)?;
     let windows = units(work, src);
     if let (false, Some(to)) = (work.resident(), pass.resolves_to()) {
         if work.unresolved[dst].is_some() {

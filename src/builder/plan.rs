@@ -34,6 +34,9 @@ pub struct Plan {
     /// Whether streaming keeps the frontiers as per-chunk lists in the store instead of
     /// bitmaps in RAM (`frontier.rs`).
     pub frontier_lists: bool,
+    /// Whether the unresolved filter is in RAM for one side at a time, the other parked in the
+    /// store (`parked.rs`; only with frontier lists).
+    pub filter_parked: bool,
     /// Bytes for supporting tables held packed (2 bits per entry), smallest first.
     pub pack_budget: u64,
     /// Shared update buffer, bytes (streaming).
@@ -53,6 +56,8 @@ pub enum Force {
     Streaming,
     /// Stream with frontier lists, if the build has no rule stage (else as `Streaming`).
     FrontierLists,
+    /// As `FrontierLists`, with the unresolved filter parked one side at a time.
+    ParkedFilter,
 }
 
 /// Why no plan fits.
@@ -75,14 +80,40 @@ pub fn list_bytes(chunk_len: u64, threads: usize) -> u64 {
     8 * chunk_len + threads as u64 * 12 * super::frontier::LIST_BATCH as u64
 }
 
+/// Bytes a parked filter's reads and writes take beside the filter in RAM: a file buffer, and a
+/// chunk's words and their compressed block (`parked.rs`).
+pub fn park_bytes(chunk_len: u64) -> u64 {
+    (2 << 20) + chunk_len / 4 + 64
+}
+
+/// A way to stream: frontier lists or bitmaps, the unresolved filter (if any: parked or not),
+/// and the bytes they take.
+#[derive(Clone, Copy)]
+struct Streamed {
+    lists: bool,
+    filter: Option<bool>,
+    bytes: u64,
+}
+
+impl Streamed {
+    const fn new(lists: bool, filter: Option<bool>, bytes: u64) -> Streamed {
+        Streamed {
+            lists,
+            filter,
+            bytes,
+        }
+    }
+}
+
 /// Plans a build of `entries` entries per side with chunks of `chunk_len` entries, supporting
 /// tables of `sub_entries` entries per side, and `threads` workers, within `budget` bytes.
 ///
 /// Streaming, the frontiers and the unresolved filter compete for what is left. The filter
 /// keeps most updates of a win pass out of the logs; frontier bitmaps cost no disk traffic and
 /// allow pulled win plies. So the plan takes, in this order of preference, bitmaps and the
-/// filter, lists and the filter, bitmaps alone, lists alone. A build with a rule stage needs
-/// bitmaps and the filter.
+/// filter, lists and the filter, lists and the filter one side at a time (the other parked in
+/// the store), bitmaps alone, lists alone. A build with a rule stage needs bitmaps and the
+/// filter.
 pub fn plan(
     budget: u64,
     entries: u64,
@@ -112,6 +143,7 @@ pub fn plan(
             resident: true,
             unresolved_filter: true,
             frontier_lists: false,
+            filter_parked: false,
             pack_budget: free - update_buffer + subs_min,
             update_buffer,
             chunk_buffers: 0,
@@ -125,27 +157,35 @@ pub fn plan(
     let chunk = 2 * chunk_bytes(chunk_len);
     let with_rules = rule.kept > 0;
     let base = chunk + workers + RESERVE + subs_min + rule_bytes(lent + chunk) + MIN_UPDATE_BUFFER;
-    let (bits, lists, filter) = (4 * bitmap, list_bytes(chunk_len, threads), 2 * bitmap);
-    // (frontier lists, unresolved filter, bytes), most preferred first.
+    let (bits, lists) = (4 * bitmap, list_bytes(chunk_len, threads));
+    let parked = bitmap + park_bytes(chunk_len);
+    // Most preferred first.
     let choices = [
-        (false, true, bits + filter),
-        (true, true, lists + filter),
-        (false, false, bits),
-        (true, false, lists),
+        Streamed::new(false, Some(false), bits + 2 * bitmap),
+        Streamed::new(true, Some(false), lists + 2 * bitmap),
+        Streamed::new(true, Some(true), lists + parked),
+        Streamed::new(false, None, bits),
+        Streamed::new(true, None, lists),
     ];
-    let allowed = |c: &&(bool, bool, u64)| {
-        let (listed, filtered) = (c.0, c.1);
-        match with_rules {
-            true => !listed && filtered,
-            false => force != Force::FrontierLists || listed,
-        }
+    let allowed = |c: &&Streamed| match with_rules {
+        true => !c.lists && c.filter == Some(false),
+        false => match force {
+            Force::Nothing | Force::Streaming => true,
+            Force::FrontierLists => c.lists,
+            Force::ParkedFilter => c.filter == Some(true),
+        },
     };
     let fits = choices
         .iter()
         .filter(allowed)
-        .find(|c| base + c.2 <= budget);
-    let Some(&(frontier_lists, unresolved_filter, kept)) = fits else {
-        let least = choices.iter().filter(allowed).map(|c| c.2).min();
+        .find(|c| base + c.bytes <= budget);
+    let Some(&Streamed {
+        lists: frontier_lists,
+        filter,
+        bytes: kept,
+    }) = fits
+    else {
+        let least = choices.iter().filter(allowed).map(|c| c.bytes).min();
         return Err(TooSmall {
             needed: base + least.expect("some choice is allowed"),
         });
@@ -164,8 +204,9 @@ pub fn plan(
     let update_buffer = (MIN_UPDATE_BUFFER + (free - pack_budget)).min(16 * entries.max(1 << 18));
     Ok(Plan {
         resident: false,
-        unresolved_filter,
+        unresolved_filter: filter.is_some(),
         frontier_lists,
+        filter_parked: filter == Some(true),
         pack_budget,
         update_buffer,
         chunk_buffers: 2 + extra as usize,
@@ -197,7 +238,7 @@ pub fn plan_chunks(
     let with = |len: u64| plan(budget, entries, len, sub_entries, threads, force, rule);
     let (chunk_len, shortest) = chunks;
     let mut best = (chunk_len, with(chunk_len)?);
-    if force == Force::FrontierLists {
+    if matches!(force, Force::FrontierLists | Force::ParkedFilter) {
         return Ok(best);
     }
     let mut len = chunk_len;
@@ -216,9 +257,9 @@ pub fn plan_chunks(
 fn rank(p: &Plan) -> u8 {
     match (p.resident, p.unresolved_filter, p.frontier_lists) {
         (true, _, _) | (false, true, false) => 0,
-        (false, true, true) => 1,
-        (false, false, false) => 2,
-        (false, false, true) => 3,
+        (false, true, true) => 1 + p.filter_parked as u8,
+        (false, false, false) => 3,
+        (false, false, true) => 4,
     }
 }
 
@@ -334,15 +375,20 @@ mod tests {
         let workers = 2 * (8 * THREAD_RECORDS as u64 + chunkfile::thread_bytes());
         let base = 8 * M + workers + RESERVE + MIN_UPDATE_BUFFER;
         let lists = 8 * M + 2 * 12 * (1 << 16);
+        let parked = b + (2 << 20) + (1 << 18) + 64;
         let how = |budget| {
             let p = plan(budget, n, 1 << 20, &[], 2, Force::Nothing, NONE).unwrap();
-            (p.frontier_lists, p.unresolved_filter)
+            assert!(!p.filter_parked || (p.unresolved_filter && p.frontier_lists));
+            (p.frontier_lists, p.unresolved_filter, p.filter_parked)
         };
-        assert_eq!(how(base + 6 * b), (false, true));
-        assert_eq!(how(base + 6 * b - 1), (true, true));
-        assert_eq!(how(base + lists + 2 * b), (true, true));
-        // Below that, lists alone: four bitmaps take more than lists and two.
-        assert_eq!(how(base + lists + 2 * b - 1), (true, false));
+        assert_eq!(how(base + 6 * b), (false, true, false));
+        assert_eq!(how(base + 6 * b - 1), (true, true, false));
+        assert_eq!(how(base + lists + 2 * b), (true, true, false));
+        // Then one side's filter at a time, the other parked on disk.
+        assert_eq!(how(base + lists + 2 * b - 1), (true, true, true));
+        assert_eq!(how(base + lists + parked), (true, true, true));
+        // Below that, lists alone: four bitmaps take more than lists and one.
+        assert_eq!(how(base + lists + parked - 1), (true, false, false));
         // Bitmaps alone where lists and the filter take more than they do: a small table.
         let (small, sb) = (20_000_000, Bitmap::bytes(20_000_000));
         assert!(lists + 2 * sb > 4 * sb);
@@ -369,10 +415,16 @@ mod tests {
             let p = ruled(need, force).unwrap();
             assert!(!p.frontier_lists && p.unresolved_filter, "{p:?}");
         }
-        // Forced lists take lists even where bitmaps fit.
+        // Forced lists take lists even where bitmaps fit, and a forced parked filter parks.
         let p = plan(1 << 40, n, 1 << 20, &[], 2, Force::FrontierLists, NONE).unwrap();
         assert!(
             !p.resident && p.frontier_lists && p.unresolved_filter,
+            "{p:?}"
+        );
+        assert!(!p.filter_parked);
+        let p = plan(1 << 40, n, 1 << 20, &[], 2, Force::ParkedFilter, NONE).unwrap();
+        assert!(
+            p.frontier_lists && p.unresolved_filter && p.filter_parked,
             "{p:?}"
         );
     }
@@ -381,15 +433,19 @@ mod tests {
     fn the_record_tables_plan_at_one_gib() {
         // The KCPAABBKAABB family's largest tables, chunks of 2^20, two threads, eight
         // supporting tables: KCPAABKAABB keeps lists and the filter (two bitmaps of 209 MB);
-        // the record table's filter (two of 615 MB) does not fit, its lists do.
+        // the record table's filter (two of 615 MB) does not fit, one side's at a time does.
         let subs = [1; 8];
         let at_1g = |n| plan(1 << 30, n, 1 << 20, &subs, 2, Force::Nothing, NONE).unwrap();
         for n in [1_675_258_200, 2_826_964_800] {
             let p = at_1g(n);
             assert!(p.frontier_lists && p.unresolved_filter, "{n}: {p:?}");
+            assert!(!p.filter_parked, "{n}: {p:?}");
         }
         let p = at_1g(4_921_349_400);
-        assert!(p.frontier_lists && !p.unresolved_filter, "{p:?}");
+        assert!(
+            p.frontier_lists && p.unresolved_filter && p.filter_parked,
+            "{p:?}"
+        );
     }
 
     #[test]

@@ -200,10 +200,14 @@ fn plan(
         (asked, shortest),
         &supporting_sizes(material)?,
         rayon::current_num_threads(),
-        match (opts.frontier_lists, opts.force_streaming) {
-            (true, _) => Force::FrontierLists,
-            (false, true) => Force::Streaming,
-            (false, false) => Force::Nothing,
+        if opts.park_filter {
+            Force::ParkedFilter
+        } else if opts.frontier_lists {
+            Force::FrontierLists
+        } else if opts.force_streaming {
+            Force::Streaming
+        } else {
+            Force::Nothing
         },
         crate::retro::orders::bitmaps(material, rules),
     )
@@ -237,11 +241,12 @@ impl TablePlan {
                 "streaming through {} ({} MiB of update buffer{})",
                 store.dir.display(),
                 p.update_buffer >> 20,
-                match (p.unresolved_filter, p.frontier_lists) {
-                    (true, false) => "",
-                    (true, true) => ", frontier lists",
-                    (false, false) => ", no unresolved filter",
-                    (false, true) => ", frontier lists, no unresolved filter",
+                match (p.unresolved_filter, p.frontier_lists, p.filter_parked) {
+                    (true, false, _) => "",
+                    (true, true, false) => ", frontier lists",
+                    (true, true, true) => ", frontier lists, unresolved filter parked by side",
+                    (false, false, _) => ", no unresolved filter",
+                    (false, true, _) => ", frontier lists, no unresolved filter",
                 }
             )
         };

@@ -679,9 +679,16 @@ impl StoreDir {
         let s_c = |n: &str| n.starts_with('s') && n.as_bytes().get(2) == Some(&b'-');
         name.starts_with("manifest.json")
             || (s_c(name)
-                && [".chunk", ".updates", ".resolved", ".front0", ".front1"]
-                    .iter()
-                    .any(|ext| name.ends_with(ext)))
+                && [
+                    ".chunk",
+                    ".updates",
+                    ".resolved",
+                    ".front0",
+                    ".front1",
+                    ".park",
+                ]
+                .iter()
+                .any(|ext| name.ends_with(ext)))
     }
 
     /// Deletes every file of ours the manifest does not reference (chunks of an interrupted
@@ -690,9 +697,9 @@ impl StoreDir {
         self.prune(m, false)
     }
 
-    /// [`StoreDir::remove_unreferenced`] at a checkpoint, which keeps the frontier lists: they
-    /// are the frontiers of the state the manifest names (a resumed build derives them again
-    /// from the chunks instead).
+    /// [`StoreDir::remove_unreferenced`] at a checkpoint, which keeps the frontier lists and a
+    /// parked filter: they belong to the state the manifest names (a resumed build derives them
+    /// again from the chunks instead).
     pub fn remove_unreferenced_but_lists(&self, m: &Manifest) -> Result<(), BuildError> {
         self.prune(Some(m), true)
     }
@@ -709,14 +716,18 @@ impl StoreDir {
                 }
             }
         }
-        let is_list = |name: &str| name.ends_with(".front0") || name.ends_with(".front1");
+        let derived = |name: &str| {
+            [".front0", ".front1", ".park"]
+                .iter()
+                .any(|e| name.ends_with(e))
+        };
         let rd = std::fs::read_dir(&self.dir).map_err(io(&self.dir))?;
         for e in rd {
             let e = e.map_err(io(&self.dir))?;
             let p = e.path();
             let name = e.file_name();
             let name = name.to_string_lossy();
-            if Self::ours(&name) && !keep.contains(&p) && !(keep_lists && is_list(&name)) {
+            if Self::ours(&name) && !keep.contains(&p) && !(keep_lists && derived(&name)) {
                 std::fs::remove_file(&p).map_err(io(&p))?;
             }
         }

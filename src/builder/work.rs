@@ -5,6 +5,7 @@ use super::buffers::Buffers;
 use super::entry;
 use super::frontier::Frontiers;
 use super::layout::Layout;
+use super::parked;
 use super::plan::Plan;
 use super::store::{Chunk, ChunkRecord, Log, Manifest, Provenance, StoreDir, STORE_VERSION};
 use super::BuildError;
@@ -63,6 +64,19 @@ pub struct Work {
     /// Streaming: the chunks whose resolution log holds entries their file does not
     /// ([`Work::defer_resolved`]).
     resolved: ByColor<Vec<AtomicBool>>,
+    /// Which side's unresolved filter is parked in the store, if the plan parks one
+    /// ([`super::parked`]).
+    parking: Option<Parking>,
+}
+
+/// The unresolved filter of one side parked in the store while the other's is in RAM.
+struct Parking {
+    /// The side whose filter is parked.
+    side: Color,
+    /// The sequence number of each side's latest parked file.
+    sequence: ByColor<u64>,
+    /// The parked side's file while initialisation or a resume writes it a chunk at a time.
+    writer: std::sync::Mutex<Option<parked::Writer>>,
 }
 
 /// The entries an update reaches ([`Work::update_entries`]): every chunk of a side (resident),
@@ -130,11 +144,19 @@ impl Work {
             buffer_records,
             current: ByColor::new(|_| Vec::new()),
             checkpointed: ByColor::new(|_| Vec::new()),
-            unresolved: ByColor::new(|_| unresolved_filter.then(|| Bitmap::new(n))),
+            unresolved: ByColor::new(|side| {
+                let parked = plan.filter_parked && side == Color::Black;
+                (unresolved_filter && !parked).then(|| Bitmap::new(n))
+            }),
             frontiers: Frontiers::new(layout, plan.frontier_lists),
             chunk_buffers,
             pull,
             resolved: ByColor::new(|_| (0..layout.chunks()).map(|_| false.into()).collect()),
+            parking: plan.filter_parked.then(|| Parking {
+                side: Color::Black,
+                sequence: ByColor::new(|_| 0),
+                writer: std::sync::Mutex::new(None),
+            }),
         }
     }
 
@@ -169,6 +191,7 @@ impl Work {
         for side in Color::ALL {
             self.unresolved[side] = None;
         }
+        self.parking = None;
         self.frontiers = Frontiers::none();
         self.buffers = Buffers::new(0, 0);
         // The write reads one chunk at a time.
@@ -247,13 +270,15 @@ impl Work {
             Frontiers::Bits { now, next } => Some((&now[side], &next[side])),
             Frontiers::Lists(_) => None,
         };
+        let parked = self.parking.as_ref().filter(|p| p.side == side);
         // Lists: each window's words of the frontier and the next one.
-        let words: Vec<Vec<[u64; 2]>> = chunk
+        type Words = (Vec<Vec<[u64; 2]>>, Vec<Vec<u64>>);
+        let (words, open_words): Words = chunk
             .entries
             .par_chunks(WINDOW)
             .enumerate()
             .map(|(win, es)| {
-                let mut listed = Vec::new();
+                let (mut listed, mut open_words) = (Vec::new(), Vec::new());
                 for (k, es) in es.chunks(64).enumerate() {
                     let (mut open, mut front, mut next) = (0u64, 0u64, 0u64);
                     for (b, e) in es.iter().enumerate() {
@@ -265,6 +290,8 @@ impl Work {
                     let w = first + win * words_per_window + k;
                     if let Some(u) = &self.unresolved[side] {
                         u.store_word(w, open);
+                    } else if parked.is_some() {
+                        open_words.push(open);
                     }
                     match bits {
                         Some((now_bits, next_bits)) => {
@@ -274,9 +301,12 @@ impl Work {
                         None => listed.push([front, next]),
                     }
                 }
-                listed
+                (listed, open_words)
             })
-            .collect();
+            .unzip();
+        if let Some(p) = parked {
+            self.park_chunk(p, c, open_words.into_iter().flatten())?;
+        }
         let Frontiers::Lists(lists) = &self.frontiers else {
             return Ok(());
         };
@@ -301,6 +331,98 @@ impl Work {
             }
         }
         Ok(())
+    }
+
+    /// The file a side's parked filter is kept in.
+    fn park_path(&self, side: Color) -> std::path::PathBuf {
+        self.store
+            .dir
+            .join(format!("s{}-filter.park", side.index()))
+    }
+
+    /// The header of `side`'s parked filter of park `sequence`.
+    fn park_tag(&self, side: Color, sequence: u64) -> parked::Tag {
+        parked::Tag {
+            side,
+            chunks: self.layout.chunks() as u32,
+            words: self.layout.entries().div_ceil(64),
+            sequence,
+        }
+    }
+
+    /// The filter words of chunk `c`'s entries (chunks are whole words: [`super::layout`]).
+    fn chunk_words(&self, c: usize) -> std::ops::Range<usize> {
+        let (base, len) = (self.layout.base(c), self.layout.len(c) as u64);
+        (base / 64) as usize..(base + len).div_ceil(64) as usize
+    }
+
+    /// Appends chunk `c`'s filter words to the parked side's file (initialisation and resume
+    /// derive it a chunk at a time, in order).
+    fn park_chunk(
+        &self,
+        p: &Parking,
+        c: usize,
+        words: impl Iterator<Item = u64>,
+    ) -> Result<(), BuildError> {
+        let path = self.park_path(p.side);
+        let io = |source| BuildError::Io {
+            path: path.clone(),
+            source,
+        };
+        let mut writer = p.writer.lock().unwrap();
+        if c == 0 {
+            let tag = self.park_tag(p.side, p.sequence[p.side]);
+            *writer = Some(parked::Writer::create(&path, tag).map_err(io)?);
+        }
+        let w = writer
+            .as_mut()
+            .expect("chunks are parked in order from the first");
+        w.chunk(words).map_err(io)?;
+        if c + 1 == self.layout.chunks() {
+            writer.take().expect("written").finish().map_err(io)?;
+        }
+        Ok(())
+    }
+
+    /// Makes `side`'s unresolved filter the one in RAM, parking the other's (nothing to do
+    /// unless the plan parks one): a pass updates the entries of one side, and keeps that
+    /// side's filter as it resolves them.
+    pub fn use_filter(&mut self, side: Color) -> Result<(), BuildError> {
+        let Some(p) = &self.parking else {
+            return Ok(());
+        };
+        if p.side != side {
+            return Ok(());
+        }
+        let loaded = !side;
+        let sequence = p.sequence[loaded].max(p.sequence[side]) + 1;
+        let map = self.unresolved[loaded]
+            .take()
+            .expect("one side's filter is in RAM");
+        let ranges = |c| self.chunk_words(c);
+        let (out, back) = (self.park_path(loaded), self.park_path(side));
+        let io = |path: &std::path::Path| {
+            let path = path.to_owned();
+            move |source| BuildError::Io { path, source }
+        };
+        parked::park(&out, self.park_tag(loaded, sequence), &map, ranges).map_err(io(&out))?;
+        let tag = self.park_tag(side, p.sequence[side]);
+        parked::unpark(&back, tag, &map, ranges).map_err(io(&back))?;
+        self.unresolved[side] = Some(map);
+        let p = self.parking.as_mut().expect("parking");
+        p.sequence[loaded] = sequence;
+        p.side = loaded;
+        Ok(())
+    }
+
+    /// The order of a ply's two passes: with a parked filter, first the pass into the side
+    /// whose filter is in RAM, so a ply parks and reads back one filter, not two.
+    pub fn pass_order(&self) -> [Color; 2] {
+        match &self.parking {
+            // The pass from the parked side updates the other side.
+            Some(p) => [p.side, !p.side],
+            None => Color::ALL,
+        }
     }
 
     /// Calls `f` with chunk `c` of `side` (read from its file when streaming).
@@ -366,6 +488,11 @@ impl Work {
         indices: &mut [u64],
         to: u32,
     ) -> Result<(), BuildError> {
+        if self.parking.as_ref().is_some_and(|p| p.side == side) {
+            return Err(BuildError::Inconsistent(
+                "entries resolved while their side's unresolved filter is parked".into(),
+            ));
+        }
         if let Some(open) = &self.unresolved[side] {
             indices.iter().for_each(|&i| open.clear(i));
         }
@@ -641,6 +768,7 @@ mod tests {
             resident: false,
             unresolved_filter: true,
             frontier_lists: false,
+            filter_parked: false,
             pack_budget: 0,
             update_buffer: 64 * Buffers::RECORD_BYTES,
             chunk_buffers: 2,

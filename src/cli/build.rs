@@ -62,6 +62,10 @@ pub struct Args {
     /// measuring; tables with a rule stage keep bitmaps).
     #[arg(long, hide = true)]
     frontier_lists: bool,
+    /// Stream with frontier lists and one side's unresolved filter in RAM at a time, the other
+    /// parked on disk (testing and measuring).
+    #[arg(long, hide = true)]
+    park_filter: bool,
     /// Push every win ply from its frontier, never pull it (testing and measuring).
     #[arg(long, hide = true)]
     push_only: bool,
@@ -235,6 +239,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         checkpoint_interval: args.checkpoint_secs,
         force_streaming: args.stream,
         frontier_lists: args.frontier_lists,
+        park_filter: args.park_filter,
         push_only: args.push_only,
         wait: args.wait,
         rules: args.shape.rules.into(),

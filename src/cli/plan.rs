@@ -12,7 +12,7 @@ pub struct Args {
     #[command(flatten)]
     shape: Shape,
     /// Print one JSON object a table, an array: `{"material", "metric", "entries", "present",
-    /// "resident", "unresolved_filter", "frontier_lists", "memory_bytes", "tmp_bytes", "output_bytes",
+    /// "resident", "unresolved_filter", "frontier_lists", "filter_parked", "memory_bytes", "tmp_bytes", "output_bytes",
     /// "seconds"}`.
     #[arg(long)]
     json: bool,
@@ -47,12 +47,18 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
             name(t),
             t.entries,
             if t.present { "yes" } else { "no" },
-            match (t.resident, t.unresolved_filter, t.frontier_lists) {
-                (true, _, _) => "resident",
-                (false, true, false) => "streamed",
-                (false, true, true) => "streamed, lists",
-                (false, false, false) => "streamed, no filter",
-                (false, false, true) => "lists, no filter",
+            match (
+                t.resident,
+                t.unresolved_filter,
+                t.frontier_lists,
+                t.filter_parked
+            ) {
+                (true, ..) => "resident",
+                (false, true, false, _) => "streamed",
+                (false, true, true, false) => "streamed, lists",
+                (false, true, true, true) => "lists, parked filter",
+                (false, false, false, _) => "streamed, no filter",
+                (false, false, true, _) => "lists, no filter",
             },
             bytes(t.memory),
             bytes(t.tmp_bytes),
@@ -92,6 +98,7 @@ fn json_row(t: &TableEstimate) -> serde_json::Value {
         "resident": t.resident,
         "unresolved_filter": t.unresolved_filter,
         "frontier_lists": t.frontier_lists,
+        "filter_parked": t.filter_parked,
         "memory_bytes": t.memory,
         "tmp_bytes": t.tmp_bytes,
         "output_bytes": t.output_bytes,

@@ -98,7 +98,7 @@ fn output_does_not_depend_on_threads_or_memory() {
         "--chunk-len",
         "16384",
     ];
-    let runs: [&[&str]; 9] = [
+    let runs: [&[&str]; 10] = [
         &["--threads", "1"],
         &["--threads", "2", "--verbose"],
         &["--threads", "8"],
@@ -118,6 +118,8 @@ fn output_does_not_depend_on_threads_or_memory() {
             "--frontier-lists",
             "--verbose",
         ],
+        // And one side's unresolved filter in RAM at a time, the other parked on disk.
+        &[&stream_small_chunks[..], &["--park-filter", "--verbose"]].concat(),
     ];
     let mut outputs = Vec::new();
     for extra in runs {
@@ -128,11 +130,19 @@ fn output_does_not_depend_on_threads_or_memory() {
         }
         args.extend_from_slice(extra);
         let (out, err) = xqtb_both(&args);
-        if extra.contains(&"--stream") || extra.contains(&"--frontier-lists") {
+        let lists = extra.contains(&"--frontier-lists") || extra.contains(&"--park-filter");
+        if extra.contains(&"--stream") || lists {
             assert!(out.contains("streamed"), "{out}");
         }
-        if extra.contains(&"--frontier-lists") {
+        if extra.contains(&"--park-filter") {
+            assert!(
+                err.contains("frontier lists, unresolved filter parked by side)"),
+                "{err}"
+            );
+        } else if lists {
             assert!(err.contains("frontier lists)"), "{err}");
+        }
+        if lists {
             let listed = out
                 .lines()
                 .find(|l| l.starts_with("KRKAABB ") && l.contains(" store "));
@@ -144,7 +154,8 @@ fn output_does_not_depend_on_threads_or_memory() {
         if extra.contains(&"--verbose") {
             // The default pulls some win plies; --push-only none.
             let pulled = err.lines().filter(|l| l.contains("(pulled)")).count();
-            if extra.contains(&"--push-only") || extra.contains(&"--frontier-lists") {
+            let lists = extra.contains(&"--frontier-lists") || extra.contains(&"--park-filter");
+            if extra.contains(&"--push-only") || lists {
                 assert_eq!(pulled, 0, "{err}");
             } else {
                 assert!(pulled > 10, "{pulled} plies pulled: {err}");

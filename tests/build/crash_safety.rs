@@ -305,7 +305,8 @@ fn finish_and_compare(dir: &Path, extra: &[&str], r: &Reference) -> Output {
 /// kills land in the middle of those writes too. Each run resumes the last without finding its
 /// checkpoint damaged (a write over a file the manifest names would be found so, when a kill
 /// tears it), and the end is the uninterrupted build's bytes. The frontiers are lists on disk
-/// (`--frontier-lists`), written between checkpoints and derived again on resume.
+/// and one side's unresolved filter is parked on disk (`--park-filter`): written between
+/// checkpoints, and derived again on resume.
 #[test]
 fn killed_between_sparse_checkpoints_resumes_to_identical_bytes() {
     let r = reference();
@@ -319,7 +320,7 @@ fn killed_between_sparse_checkpoints_resumes_to_identical_bytes() {
         "0.05",
         "--threads",
         "1",
-        "--frontier-lists",
+        "--park-filter",
     ];
     let mut rng = rand::rngs::StdRng::seed_from_u64(27);
     let (mut kills, mut resumes) = (0, 0);
