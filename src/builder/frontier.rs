@@ -242,3 +242,82 @@ impl Lists {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two sides of three chunks of `2^14` entries, with frontier lists.
+    fn lists(dir: &std::path::Path) -> (StoreDir, Layout, Frontiers) {
+        let store = StoreDir::open(dir.join("s")).unwrap();
+        let layout = Layout::new(3 << 14, 14);
+        (store, layout, Frontiers::new(layout, true))
+    }
+
+    #[test]
+    fn listed_entries_come_back_sorted_as_the_next_frontier() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, layout, mut f) = lists(dir.path());
+        let noted = [5u64, 3, 16_384 + 7, 16_384 + 2, 2 * 16_384 + 9];
+        // Noted in two batches, in chunk runs but out of order within them.
+        f.note_next(&store, layout, Color::Black, &noted[..2])
+            .unwrap();
+        f.note_next(&store, layout, Color::Black, &noted[2..])
+            .unwrap();
+        f.note_next(&store, layout, Color::Red, &[1]).unwrap();
+        assert_eq!(f.now_in_all(Color::Black), 0);
+        assert_eq!(f.next_in_all(Color::Black), 5);
+        assert_eq!(f.advance(&store).unwrap(), 6);
+        assert_eq!(
+            (f.now_in_all(Color::Black), f.next_in_all(Color::Black)),
+            (5, 0)
+        );
+        let l = f.lists().unwrap();
+        let mut back = Vec::new();
+        for c in 0..3 {
+            l.read_now(&store, layout, Color::Black, c, &mut back)
+                .unwrap();
+        }
+        assert_eq!(back, [3, 5, 16_386, 16_391, 32_777]);
+        // The next ply's lists start empty; the frontier read is emptied by the advance after.
+        assert_eq!(f.advance(&store).unwrap(), 0);
+        let mut none = Vec::new();
+        let l = f.lists().unwrap();
+        l.read_now(&store, layout, Color::Black, 0, &mut none)
+            .unwrap();
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn a_list_that_does_not_hold_what_was_written_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, layout, mut f) = lists(dir.path());
+        f.note_next(&store, layout, Color::Red, &[4, 8]).unwrap();
+        f.advance(&store).unwrap();
+        // Another writer's index, appended behind the lists' back.
+        store.append_frontier(Color::Red, 0, 1, &[9]).unwrap();
+        let mut out = Vec::new();
+        let l = f.lists().unwrap();
+        let err = l
+            .read_now(&store, layout, Color::Red, 0, &mut out)
+            .unwrap_err();
+        assert!(
+            err.to_string().contains("holds 3 entries, 2 were written"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn bitmaps_take_the_same_notes() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = StoreDir::open(dir.path().join("s")).unwrap();
+        let layout = Layout::new(3 << 14, 14);
+        let mut f = Frontiers::new(layout, false);
+        f.note_next(&store, layout, Color::Red, &[2, 40_000])
+            .unwrap();
+        assert_eq!(f.advance(&store).unwrap(), 2);
+        let now = f.now_bits(Color::Red);
+        assert!(now.get(2) && now.get(40_000) && now.count_all() == 2);
+        assert!(f.lists().is_none());
+    }
+}
