@@ -533,37 +533,13 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
         .map(|recs| (recs, 0, Vec::new()))
         .collect();
     let marks = UpdateMarks::of(work, dst);
-    let lists = marks.next.is_none();
     let work_ref = &*work;
     let done = work.rewrite_chunks(
         dst,
         &logged,
         states,
         |(recs, resolved, listed), c, chunk| {
-            let mut scratch = pass.scratch();
-            let base = work_ref.layout().base(c);
-            let mut failed = None;
-            work_ref.store.drain_log(dst, c, recs, |locals| {
-                for &l in locals {
-                    let e = &chunk.entries[l as usize];
-                    let index = base + l as u64;
-                    if marks.apply(pass, e, index, true, &mut scratch) == 1 {
-                        *resolved += 1;
-                        if lists {
-                            listed.push(index);
-                        }
-                    }
-                }
-                if listed.len() >= super::frontier::LIST_BATCH && failed.is_none() {
-                    failed = work_ref.note_next(dst, listed).err();
-                    listed.clear();
-                }
-            })?;
-            if let Some(e) = failed {
-                return Err(e);
-            }
-            work_ref.note_next(dst, listed)?;
-            listed.clear();
+            *resolved += apply_log(work_ref, (dst, c, chunk), pass, &marks, recs, listed)?;
             Ok(true)
         },
     );
@@ -571,5 +547,46 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
     work.buffers.sorted = sorted;
     let (resolved, written) = done?;
     work.record(dst, written);
+    Ok(resolved)
+}
+
+/// Applies chunk `c` of `dst`'s update log to `chunk`, reading it through `recs`; returns the
+/// entries resolved. With frontier lists, they are noted in the next frontier through
+/// `listed`, in batches of [`super::frontier::LIST_BATCH`] (what the plan counts a worker).
+fn apply_log(
+    work: &Work,
+    (dst, c, chunk): (Color, usize, &super::store::Chunk),
+    pass: &impl Pass,
+    marks: &UpdateMarks,
+    recs: &mut [u32],
+    listed: &mut Vec<u64>,
+) -> Result<u64, BuildError> {
+    let lists = marks.next.is_none();
+    let mut scratch = pass.scratch();
+    let base = work.layout().base(c);
+    let (mut resolved, mut failed) = (0, None);
+    work.store.drain_log(dst, c, recs, |locals| {
+        for &l in locals {
+            let index = base + l as u64;
+            if marks.apply(pass, &chunk.entries[l as usize], index, true, &mut scratch) == 0 {
+                continue;
+            }
+            resolved += 1;
+            if lists {
+                listed.push(index);
+                if listed.len() == super::frontier::LIST_BATCH {
+                    if failed.is_none() {
+                        failed = work.note_next(dst, listed).err();
+                    }
+                    listed.clear();
+                }
+            }
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    work.note_next(dst, listed)?;
+    listed.clear();
     Ok(resolved)
 }
