@@ -58,6 +58,7 @@ pub struct Writer {
     path: PathBuf,
     out: BufWriter<File>,
     crc: crc32fast::Hasher,
+    written: u64,
     left: u32,
     bytes: Vec<u8>,
     block: Vec<u8>,
@@ -75,6 +76,7 @@ impl Writer {
             path: path.to_owned(),
             out,
             crc,
+            written: HEADER as u64,
             left: tag.chunks,
             bytes: Vec::new(),
             block: Vec::new(),
@@ -95,43 +97,45 @@ impl Writer {
         let n = lz4_flex::block::compress_into(&self.bytes, &mut self.block)
             .map_err(|e| std::io::Error::other(format!("lz4: {e}")))?;
         self.out.write_all(&(n as u32).to_le_bytes())?;
+        self.written += 4 + n as u64;
         self.out.write_all(&self.block[..n])
     }
 
-    /// Ends the file with its crc32 (every chunk written); returns its path.
-    pub fn finish(mut self) -> std::io::Result<PathBuf> {
+    /// Ends the file with its crc32 (every chunk written); returns its length.
+    pub fn finish(mut self) -> std::io::Result<u64> {
         if self.left != 0 {
             return Err(damaged(&self.path, "ended before its last chunk"));
         }
         let crc = self.crc.clone().finalize();
         self.out.write_all(&crc.to_le_bytes())?;
         self.out.flush()?;
-        Ok(self.path)
+        Ok(self.written + 4)
     }
 }
 
-/// Parks `map` to `path` as `tag` says, with chunk `c`'s words `ranges(c)`.
+/// Parks `map` to `path` as `tag` says, with chunk `c`'s words `ranges(c)`; returns the bytes
+/// written.
 pub fn park(
     path: &Path,
     tag: Tag,
     map: &Bitmap,
     ranges: impl Fn(usize) -> Range<usize>,
-) -> std::io::Result<()> {
+) -> std::io::Result<u64> {
     let mut w = Writer::create(path, tag)?;
     for c in 0..tag.chunks as usize {
         w.chunk(ranges(c).map(|i| map.word(i)))?;
     }
-    w.finish().map(drop)
+    w.finish()
 }
 
 /// Reads the parked filter at `path` into `map` (every word), checking that its header is
-/// `tag`'s and that its words match the crc32 it ends with.
+/// `tag`'s and that its words match the crc32 it ends with; returns the bytes read.
 pub fn unpark(
     path: &Path,
     tag: Tag,
     map: &Bitmap,
     ranges: impl Fn(usize) -> Range<usize>,
-) -> std::io::Result<()> {
+) -> std::io::Result<u64> {
     let file = File::open(path)?;
     let size = file.metadata()?.len();
     let mut r = BufReader::with_capacity(1 << 20, file);
@@ -179,7 +183,7 @@ pub fn unpark(
     if u32::from_le_bytes(tail) != crc.finalize() {
         return Err(damaged(path, "its words do not match its checksum"));
     }
-    Ok(())
+    Ok(size)
 }
 
 #[cfg(test)]
@@ -213,9 +217,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
         let map = filled();
-        park(&path, tag(), &map, ranges).unwrap();
+        let written = park(&path, tag(), &map, ranges).unwrap();
+        assert_eq!(written, std::fs::metadata(&path).unwrap().len());
         let back = Bitmap::new(640);
-        unpark(&path, tag(), &back, ranges).unwrap();
+        assert_eq!(unpark(&path, tag(), &back, ranges).unwrap(), written);
         assert!((0..10).all(|i| back.word(i) == map.word(i)));
     }
 

@@ -287,23 +287,35 @@ pub struct Traffic {
     pub frontier_written: u64,
     /// Frontier-list entries read back.
     pub frontier_read: u64,
+    /// Parked unresolved filters written (`Work::use_filter`).
+    pub parked_written: u64,
+    /// Parked unresolved filters read back.
+    pub parked_read: u64,
 }
 
 impl Traffic {
     /// Every byte written.
     pub fn written(&self) -> u64 {
-        self.chunks_written + self.updates_written + self.resolved_written + self.frontier_written
+        self.chunks_written
+            + self.updates_written
+            + self.resolved_written
+            + self.frontier_written
+            + self.parked_written
     }
 
     /// Every byte read.
     pub fn read(&self) -> u64 {
-        self.chunks_read + self.updates_read + self.resolved_read + self.frontier_read
+        self.chunks_read
+            + self.updates_read
+            + self.resolved_read
+            + self.frontier_read
+            + self.parked_read
     }
 }
 
 /// [`Traffic`]'s counters, added to by any thread.
 #[derive(Default)]
-struct TrafficCounters([std::sync::atomic::AtomicU64; 8]);
+struct TrafficCounters([std::sync::atomic::AtomicU64; 10]);
 
 /// Which counter of [`TrafficCounters`].
 #[derive(Clone, Copy)]
@@ -316,6 +328,8 @@ enum Flow {
     ResolvedRead,
     FrontierWritten,
     FrontierRead,
+    ParkedWritten,
+    ParkedRead,
 }
 
 impl TrafficCounters {
@@ -334,6 +348,8 @@ impl TrafficCounters {
             resolved_read: n(Flow::ResolvedRead),
             frontier_written: n(Flow::FrontierWritten),
             frontier_read: n(Flow::FrontierRead),
+            parked_written: n(Flow::ParkedWritten),
+            parked_read: n(Flow::ParkedRead),
         }
     }
 }
@@ -732,6 +748,16 @@ impl StoreDir {
             }
         }
         Ok(())
+    }
+
+    /// Counts the bytes of a parked filter written (`true`) or read back.
+    pub fn note_parked(&self, written: bool, bytes: u64) {
+        let flow = if written {
+            Flow::ParkedWritten
+        } else {
+            Flow::ParkedRead
+        };
+        self.traffic.add(flow, bytes);
     }
 
     /// Bytes written to and read from the store's files since it was opened.

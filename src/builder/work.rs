@@ -379,7 +379,8 @@ impl Work {
             .expect("chunks are parked in order from the first");
         w.chunk(words).map_err(io)?;
         if c + 1 == self.layout.chunks() {
-            writer.take().expect("written").finish().map_err(io)?;
+            let written = writer.take().expect("written").finish().map_err(io)?;
+            self.store.note_parked(true, written);
         }
         Ok(())
     }
@@ -405,9 +406,12 @@ impl Work {
             let path = path.to_owned();
             move |source| BuildError::Io { path, source }
         };
-        parked::park(&out, self.park_tag(loaded, sequence), &map, ranges).map_err(io(&out))?;
+        let written =
+            parked::park(&out, self.park_tag(loaded, sequence), &map, ranges).map_err(io(&out))?;
+        self.store.note_parked(true, written);
         let tag = self.park_tag(side, p.sequence[side]);
-        parked::unpark(&back, tag, &map, ranges).map_err(io(&back))?;
+        let read = parked::unpark(&back, tag, &map, ranges).map_err(io(&back))?;
+        self.store.note_parked(false, read);
         self.unresolved[side] = Some(map);
         let p = self.parking.as_mut().expect("parking");
         p.sequence[loaded] = sequence;

@@ -278,13 +278,14 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
             writeln!(
                 out,
                 "{:<12} store     wrote {} (chunks {}, update logs {}, resolution logs {}, \
-                 frontier lists {}), read {}",
+                 frontier lists {}, parked filters {}), read {}",
                 name,
                 bytes(t.written()),
                 bytes(t.chunks_written),
                 bytes(t.updates_written),
                 bytes(t.resolved_written),
                 bytes(t.frontier_written),
+                bytes(t.parked_written),
                 bytes(t.read())
             )?;
         }
