@@ -256,7 +256,8 @@ impl Work {
         Ok(())
     }
 
-    /// Sets the unresolved filter of chunk `c` from its entries, and the frontiers by `select`.
+    /// Sets the unresolved filter of chunk `c` from its entries (or parks it), and the
+    /// frontiers by `select`.
     fn mark_bitmaps(
         &self,
         side: Color,
@@ -264,70 +265,31 @@ impl Work {
         chunk: &Chunk,
         select: &Select,
     ) -> Result<(), BuildError> {
+        let words = marks_of(chunk, select);
         let first = (self.layout.base(c) / 64) as usize;
-        let words_per_window = WINDOW / 64;
-        let bits = match &self.frontiers {
-            Frontiers::Bits { now, next } => Some((&now[side], &next[side])),
-            Frontiers::Lists(_) => None,
-        };
         let parked = self.parking.as_ref().filter(|p| p.side == side);
-        // Lists: each window's words of the frontier and the next one.
-        type Words = (Vec<Vec<[u64; 2]>>, Vec<Vec<u64>>);
-        let (words, open_words): Words = chunk
-            .entries
-            .par_chunks(WINDOW)
-            .enumerate()
-            .map(|(win, es)| {
-                let (mut listed, mut open_words) = (Vec::new(), Vec::new());
-                for (k, es) in es.chunks(64).enumerate() {
-                    let (mut open, mut front, mut next) = (0u64, 0u64, 0u64);
-                    for (b, e) in es.iter().enumerate() {
-                        let e = e.load(Relaxed);
-                        open |= (entry::is_unresolved(e) as u64) << b;
-                        front |= ((e == select.frontier) as u64) << b;
-                        next |= ((e == select.next) as u64) << b;
-                    }
-                    let w = first + win * words_per_window + k;
-                    if let Some(u) = &self.unresolved[side] {
-                        u.store_word(w, open);
-                    } else if parked.is_some() {
-                        open_words.push(open);
-                    }
-                    match bits {
-                        Some((now_bits, next_bits)) => {
-                            now_bits.store_word(w, front);
-                            next_bits.store_word(w, next);
-                        }
-                        None => listed.push([front, next]),
+        match (&self.unresolved[side], parked) {
+            (Some(open), _) => words
+                .par_iter()
+                .enumerate()
+                .for_each(|(k, w)| open.store_word(first + k, w[0])),
+            (None, Some(p)) => self.park_chunk(p, c, words.iter().map(|w| w[0]))?,
+            (None, None) => {}
+        }
+        match &self.frontiers {
+            Frontiers::Bits { now, next } => {
+                words.par_iter().enumerate().for_each(|(k, w)| {
+                    now[side].store_word(first + k, w[1]);
+                    next[side].store_word(first + k, w[2]);
+                });
+            }
+            Frontiers::Lists(lists) => {
+                for (which, now) in [(1, true), (2, false)] {
+                    let locals = set_bits(&words, which);
+                    for part in locals.chunks(super::frontier::LIST_BATCH) {
+                        lists.add(&self.store, side, c, now, part)?;
                     }
                 }
-                (listed, open_words)
-            })
-            .unzip();
-        if let Some(p) = parked {
-            self.park_chunk(p, c, open_words.into_iter().flatten())?;
-        }
-        let Frontiers::Lists(lists) = &self.frontiers else {
-            return Ok(());
-        };
-        for (which, now) in [(0, true), (1, false)] {
-            let locals: Vec<u32> = words
-                .iter()
-                .flatten()
-                .enumerate()
-                .flat_map(|(k, w)| {
-                    let mut bits = w[which];
-                    std::iter::from_fn(move || {
-                        (bits != 0).then(|| {
-                            let b = bits.trailing_zeros();
-                            bits &= bits - 1;
-                            (k * 64) as u32 + b
-                        })
-                    })
-                })
-                .collect();
-            for part in locals.chunks(super::frontier::LIST_BATCH) {
-                lists.add(&self.store, side, c, now, part)?;
             }
         }
         Ok(())
@@ -757,6 +719,38 @@ impl Work {
         }
         Ok(())
     }
+}
+
+/// Per 64 entries of `chunk`: the bits of its unresolved entries, of those `select` puts in the
+/// frontier, and of those it puts in the next one.
+fn marks_of(chunk: &Chunk, select: &Select) -> Vec<[u64; 3]> {
+    chunk
+        .entries
+        .par_chunks(64)
+        .map(|es| {
+            let mut w = [0u64; 3];
+            for (b, e) in es.iter().enumerate() {
+                let e = e.load(Relaxed);
+                w[0] |= (entry::is_unresolved(e) as u64) << b;
+                w[1] |= ((e == select.frontier) as u64) << b;
+                w[2] |= ((e == select.next) as u64) << b;
+            }
+            w
+        })
+        .collect()
+}
+
+/// The positions of the set bits of part `which` of `words` (64 positions a word), in order.
+fn set_bits(words: &[[u64; 3]], which: usize) -> Vec<u32> {
+    let mut out = Vec::new();
+    for (k, w) in words.iter().enumerate() {
+        let mut bits = w[which];
+        while bits != 0 {
+            out.push((k * 64) as u32 + bits.trailing_zeros());
+            bits &= bits - 1;
+        }
+    }
+    out
 }
 
 #[cfg(test)]
