@@ -213,19 +213,19 @@ impl Lists {
     }
 
     /// Appends to `out` the global indices of chunk `c`'s list of `side`'s frontier, sorted
-    /// (the lists are appended in runs: a pass's chunks, a win ply's batches).
+    /// (the lists are appended in runs: a pass's chunks, a win ply's batches), reading through
+    /// `words` (any length above 0).
     pub fn read_now(
         &self,
-        store: &StoreDir,
-        layout: Layout,
+        (store, layout): (&StoreDir, Layout),
         side: Color,
         c: usize,
+        words: &mut [u32],
         out: &mut Vec<u64>,
     ) -> Result<(), BuildError> {
         let start = out.len();
         let base = layout.base(c);
-        let mut words = vec![0u32; LIST_BATCH];
-        store.read_frontier(side, c, self.parity, &mut words, |locals| {
+        store.read_frontier(side, c, self.parity, words, |locals| {
             out.extend(locals.iter().map(|&l| base + l as u64))
         })?;
         let read = (out.len() - start) as u64;
@@ -273,9 +273,10 @@ mod tests {
             (5, 0)
         );
         let l = f.lists().unwrap();
-        let mut back = Vec::new();
+        // A read buffer shorter than the lists: they come back in several reads.
+        let (mut back, mut words) = (Vec::new(), [0u32; 2]);
         for c in 0..3 {
-            l.read_now(&store, layout, Color::Black, c, &mut back)
+            l.read_now((&store, layout), Color::Black, c, &mut words, &mut back)
                 .unwrap();
         }
         assert_eq!(back, [3, 5, 16_386, 16_391, 32_777]);
@@ -283,7 +284,7 @@ mod tests {
         assert_eq!(f.advance(&store).unwrap(), 0);
         let mut none = Vec::new();
         let l = f.lists().unwrap();
-        l.read_now(&store, layout, Color::Black, 0, &mut none)
+        l.read_now((&store, layout), Color::Black, 0, &mut [0; 4], &mut none)
             .unwrap();
         assert!(none.is_empty());
     }
@@ -299,7 +300,7 @@ mod tests {
         let mut out = Vec::new();
         let l = f.lists().unwrap();
         let err = l
-            .read_now(&store, layout, Color::Red, 0, &mut out)
+            .read_now((&store, layout), Color::Red, 0, &mut [0; 4], &mut out)
             .unwrap_err();
         assert!(
             err.to_string().contains("holds 3 entries, 2 were written"),

@@ -308,6 +308,7 @@ fn each_listed(
 ) -> Result<(), BuildError> {
     let cap = work.layout().chunk_len();
     let mut indices: Vec<u64> = Vec::with_capacity(cap);
+    let mut words = vec![0u32; super::frontier::LIST_BATCH];
     let flush = |indices: &mut Vec<u64>| -> Result<(), BuildError> {
         let piece = (indices.len() / (4 * rayon::current_num_threads())).max(TASK_ENTRIES as usize);
         indices
@@ -320,7 +321,8 @@ fn each_listed(
         if indices.len() + n as usize > cap {
             flush(&mut indices)?;
         }
-        lists.read_now(&work.store, work.layout(), src, c, &mut indices)?;
+        let at = (&work.store, work.layout());
+        lists.read_now(at, src, c, &mut words, &mut indices)?;
     }
     flush(&mut indices)
 }
