@@ -271,7 +271,8 @@ pub struct BuildOptions {
     /// build may halve it to keep its unresolved filter, `formats/build.md` §9); fixed when a
     /// table's build starts.
     pub chunk_len: u64,
-    /// A checkpoint is taken at a pass boundary once this long has passed since the last one.
+    /// A checkpoint is taken at a pass boundary once this long has passed since the last one
+    /// (and ten times as long as that one took; zero: at every pass boundary).
     pub checkpoint_interval: Duration,
     /// Stream through chunk files even if the table would fit the budget (for tests).
     pub force_streaming: bool,

@@ -19,7 +19,7 @@ use crate::retro::graph::Graph;
 use crate::retro::numbering::Numbering;
 use crate::retro::Progress;
 use crate::table::{Levels, Metric, RuleSet, SupportingTable};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Entries per side of each table `material`'s captures lead to.
 fn supporting_sizes(material: Material) -> Result<Vec<u64>, BuildError> {
@@ -337,6 +337,35 @@ fn resume_or_initialise(
     Ok((work, (0, 0), events))
 }
 
+/// A checkpoint costs at most about this share of a build: the next one waits at least this
+/// many times as long as the last one took. A streamed build's checkpoint writes every chunk
+/// whose resolution log is not empty (nearly all, after a deferred win ply) and syncs every
+/// file it names: tens of seconds for a table of billions of entries.
+const CHECKPOINT_SHARE: u32 = 10;
+
+/// Is a checkpoint due, `since` after the last one, which took `cost`? At every pass boundary
+/// when `interval` is zero; otherwise once `interval` and [`CHECKPOINT_SHARE`] times `cost`
+/// have passed.
+fn checkpoint_due(interval: Duration, since: Duration, cost: Duration) -> bool {
+    interval.is_zero() || since >= interval.max(cost.saturating_mul(CHECKPOINT_SHARE))
+}
+
+/// Takes a checkpoint after `ply` of `level` (a phase of its own in `build --verbose`);
+/// returns how long it took.
+fn checkpoint(
+    work: &mut Work,
+    (level, ply): (u16, u32),
+    progress: &dyn Progress,
+) -> Result<Duration, BuildError> {
+    let start = Instant::now();
+    let both = 2 * work.layout().entries();
+    progress.start(&format!("{} checkpoint", work.material()), both);
+    work.checkpoint(work.manifest(level, ply))?;
+    progress.advance(both);
+    progress.finish();
+    Ok(start.elapsed())
+}
+
 /// Propagates from `from` (level, ply) to the end of phase 0 and, under rules on endless play,
 /// through every later order, checkpointing at pass boundaries; returns the plies of the level
 /// it started in and the highest order. A DTM build (`levels`: its keys of phase 0) runs phase
@@ -350,13 +379,16 @@ fn solve(
     progress: &dyn Progress,
 ) -> Result<(u32, u16), BuildError> {
     let material = table.material;
-    let mut last_checkpoint = Instant::now();
+    let (mut last_checkpoint, mut last_cost) = (Instant::now(), Duration::ZERO);
     let abort_at = test_point("XQTB_TEST_ABORT_AT", material);
     let pause_at = test_point("XQTB_TEST_PAUSE_AT", material);
     let mut after_ply = |work: &mut Work, level: u16, ply: u32| -> Result<(), BuildError> {
-        if last_checkpoint.elapsed() >= opts.checkpoint_interval {
-            let m = work.manifest(level, ply);
-            work.checkpoint(m)?;
+        if checkpoint_due(
+            opts.checkpoint_interval,
+            last_checkpoint.elapsed(),
+            last_cost,
+        ) {
+            last_cost = checkpoint(work, (level, ply), progress)?;
             last_checkpoint = Instant::now();
         }
         if abort_at == Some((level, ply)) {
@@ -370,7 +402,7 @@ fn solve(
             unsafe { libc::raise(libc::SIGSTOP) };
         }
         if opts.stop.raised() {
-            work.checkpoint(work.manifest(level, ply))?;
+            checkpoint(work, (level, ply), progress)?;
             return Err(BuildError::Stopped);
         }
         Ok(())
@@ -475,4 +507,24 @@ fn test_point(var: &str, material: Material) -> Option<(u16, u32)> {
     let order = parts.next()?.parse().ok()?;
     let ply = parts.next()?.parse().ok()?;
     (m == material).then_some((order, ply))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checkpoints_wait_ten_times_the_last_ones_cost() {
+        let s = Duration::from_secs;
+        // Every pass boundary when asked for.
+        assert!(checkpoint_due(Duration::ZERO, s(0), s(100)));
+        // The interval alone while checkpoints are cheap.
+        assert!(!checkpoint_due(s(60), s(59), s(1)));
+        assert!(checkpoint_due(s(60), s(60), s(1)));
+        // A 35-second checkpoint: the next one after 350 s, not 60.
+        assert!(!checkpoint_due(s(60), s(349), s(35)));
+        assert!(checkpoint_due(s(60), s(350), s(35)));
+        // None at all with an endless interval.
+        assert!(!checkpoint_due(Duration::MAX, s(1 << 40), s(1)));
+    }
 }

@@ -72,7 +72,8 @@ pub struct Args {
     /// If another build holds --dir, wait for it instead of failing at once.
     #[arg(long)]
     wait: bool,
-    /// Seconds between checkpoints (0: at every pass boundary; `inf`: none).
+    /// Seconds between checkpoints, and at least ten times the last checkpoint's cost (0: at
+    /// every pass boundary; `inf`: none).
     #[arg(long, default_value = "60", value_parser = parse_seconds, allow_hyphen_values = true)]
     checkpoint_secs: Duration,
 }
