@@ -36,8 +36,8 @@ pub mod verify;
 mod layers;
 
 pub use xqtb_core::{
-    chase, fen, index, material, notation, piece, position, qstring, square, table, tablebase,
-    value,
+    chase, fen, index, material, notation, piece, position, qstring, repetition, square, table,
+    tablebase, value,
 };
 pub use xqtb_core::{
     parse_fen, parse_position, parse_qstring, perft, to_fen, to_qstring, ByColor, Color,

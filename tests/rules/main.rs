@@ -15,4 +15,5 @@ mod move_notation;
 mod perft;
 mod position_notation;
 mod reference_rules;
+mod repetition;
 mod retro_moves;

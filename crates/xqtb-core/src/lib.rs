@@ -8,6 +8,7 @@
 //! - [`position`]: the board, legal move generation (palace, elephant eye and river, horse leg,
 //!   cannon screens, pawns, flying general), check detection and retro (un-move) generation;
 //! - [`chase`]: what a move attacks (check and chase, as the Asian rules define them);
+//! - [`repetition`]: who loses when a position recurs in a game (perpetual check and chase);
 //! - [`fen`], [`qstring`], [`notation`]: FEN (Pikafish / Fairy-Stockfish), the classic query
 //!   system's position string, and WXF and Chinese move notation;
 //! - [`material`]: material signatures such as `KRKAABB`;
@@ -44,6 +45,7 @@ pub mod notation;
 pub mod piece;
 pub mod position;
 pub mod qstring;
+pub mod repetition;
 pub mod square;
 pub mod table;
 pub mod tablebase;
