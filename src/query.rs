@@ -7,8 +7,9 @@ use crate::fen::{parse_fen, to_fen, ParseError};
 use crate::material::Material;
 use crate::notation;
 use crate::piece::{Color, Role};
-use crate::position::Position;
+use crate::position::{Move, Position};
 use crate::qstring::{parse_qstring, to_qstring};
+use crate::repetition::{Perpetual, Repetition, Ruling};
 use crate::table::{file_name, metric_file_name, wdl_outcome, Metric, TableError};
 use crate::tablebase::{Dtm, DtmMove, LineEnd, MoveValue, ProbeError, Tablebase};
 use serde::Serialize;
@@ -239,30 +240,94 @@ pub struct LineStep {
 /// The principal line from a position.
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct Mainline {
-    /// The starting position as FEN.
+    /// The position the line starts from (the game's last position) as FEN.
     pub fen: String,
     /// `win`, `draw` or `loss` for its side to move.
     pub result: &'static str,
     /// Its value's order; null for a draw.
     pub order: Option<u16>,
-    /// Its distance to conversion in plies (the full line's length); null for a draw.
+    /// Its distance to conversion in plies (at order 0, the line's length to the conversion);
+    /// null for a draw.
     pub distance: Option<u16>,
     /// The plies shown, at most the limit asked for.
     pub steps: Vec<LineStep>,
     /// Why the line stops: `conversion` (its last move captures), `mate` (the side to move is
     /// checkmated), `stalemate` (the side to move has no move and is not in check), `draw` (the
-    /// position is drawn: best play converts nothing), `perpetual` (lost at distance 0 of an
-    /// order above 0: all the side to move can do is check or chase forever), or `limit` (the
-    /// line reached the length limit first).
+    /// position is drawn: best play converts nothing), `repetition` (a position of the game
+    /// stands again: see `repetition`), `perpetual` (lost at distance 0 of an order above 0,
+    /// and no ruling cycle was found to play out), or `limit` (the line reached the length
+    /// limit first).
     pub end: &'static str,
+    /// The repetition the line ends with (`end` = `repetition`), else null.
+    pub repetition: Option<RepetitionEntry>,
 }
 
-/// The principal line ([`Tablebase::principal_line`]: best moves, ties to the smallest move)
-/// from a position to the next conversion or mate, at most `limit` plies shown.
-pub fn mainline(tb: &Tablebase, pos: &Position, limit: usize) -> Result<Mainline, ProbeError> {
-    let value = tb.probe_dtc(pos)?;
-    let line = tb.principal_line(pos)?;
-    let mut cur = pos.clone();
+/// A position that stands again in a game, the cycle between, and the Asian rules' ruling.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct RepetitionEntry {
+    /// The ply of the game after which the position first stood (0: the game's start; the
+    /// game's moves first, then the line's).
+    pub first: usize,
+    /// The ply after which it stands again.
+    pub again: usize,
+    /// What Red did in every one of its moves of the cycle: `check`, `chase` (one and the
+    /// same piece), or null.
+    pub red: Option<&'static str>,
+    /// The same for Black.
+    pub black: Option<&'static str>,
+    /// The side that loses by the rules (`w` or `b`), or null for a draw.
+    pub loser: Option<&'static str>,
+    /// Why it loses: `check` (perpetual check) or `chase` (perpetual chase); null for a draw.
+    pub rule: Option<&'static str>,
+    /// For a perpetual chase, the point of the chased piece in the repeated position.
+    pub chased: Option<String>,
+}
+
+impl RepetitionEntry {
+    fn of(rep: &Repetition) -> RepetitionEntry {
+        let name = |p: Option<Perpetual>| {
+            p.map(|p| match p {
+                Perpetual::Check => "check",
+                Perpetual::Chase(_) => "chase",
+            })
+        };
+        let [red, black] = rep.cycle.perpetual.0;
+        let (loser, by) = match rep.cycle.ruling() {
+            Ruling::Draw => (None, None),
+            Ruling::Loses { side, by } => (Some(side_name(side)), Some(by)),
+        };
+        RepetitionEntry {
+            first: rep.first,
+            again: rep.again,
+            red: name(red),
+            black: name(black),
+            loser,
+            rule: name(by),
+            chased: match by {
+                Some(Perpetual::Chase(p)) => Some(p.to_string()),
+                _ => None,
+            },
+        }
+    }
+}
+
+/// The principal line ([`Tablebase::line_in_game`]: best moves, ties to the smallest move)
+/// from the position the game `moves` from `start` reached, to the next conversion or mate, or
+/// through a perpetual-check or chase pattern to the repetition that rules on it; at most
+/// `limit` plies shown.
+pub fn mainline(
+    tb: &Tablebase,
+    start: &Position,
+    moves: &[Move],
+    limit: usize,
+) -> Result<Mainline, ProbeError> {
+    let line = tb.line_in_game(start, moves)?;
+    let mut cur = start.clone();
+    for &mv in moves {
+        cur.play(mv);
+    }
+    let value = tb.probe_dtc(&cur)?;
+    let fen = to_fen(&cur);
     let mut steps = Vec::new();
     for m in line.moves.iter().take(limit) {
         let e = move_entry(&cur, m, true);
@@ -279,21 +344,23 @@ pub fn mainline(tb: &Tablebase, pos: &Position, limit: usize) -> Result<Mainline
         });
         cur.play(m.mv);
     }
-    let end = match line.end {
-        _ if line.moves.len() > limit => "limit",
-        LineEnd::Conversion => "conversion",
-        LineEnd::Mate if cur.is_check() => "mate",
-        LineEnd::Mate => "stalemate",
-        LineEnd::Draw => "draw",
-        LineEnd::Perpetual => "perpetual",
+    let (end, repetition) = match line.end {
+        _ if line.moves.len() > limit => ("limit", None),
+        LineEnd::Conversion => ("conversion", None),
+        LineEnd::Mate if cur.is_check() => ("mate", None),
+        LineEnd::Mate => ("stalemate", None),
+        LineEnd::Draw => ("draw", None),
+        LineEnd::Perpetual => ("perpetual", None),
+        LineEnd::Repetition(rep) => ("repetition", Some(RepetitionEntry::of(&rep))),
     };
     Ok(Mainline {
-        fen: to_fen(pos),
+        fen,
         result: value.outcome().name(),
         order: value.order(),
         distance: value.distance(),
         steps,
         end,
+        repetition,
     })
 }
 

@@ -6,7 +6,7 @@
 
 use super::State;
 use crate::material::Material;
-use crate::position::Position;
+use crate::position::{Move, Position};
 use crate::query::{self, Mainline, ProbeResult, TableStats, TableSummary};
 use crate::table::{file_name, Metric};
 use crate::tablebase::ProbeError;
@@ -133,6 +133,7 @@ impl From<ProbeError> for ApiError {
                 file_name(material)
             )),
             ProbeError::Illegal => ApiError::BadRequest(e.to_string()),
+            ProbeError::Game(e) => ApiError::BadRequest(format!("bad game in `moves`: {e}")),
             ProbeError::Index(e) => {
                 ApiError::BadRequest(format!("position cannot be indexed: {e}"))
             }
@@ -168,11 +169,50 @@ struct PositionQuery {
     fen: Option<String>,
 }
 
+/// A game: its start (`fen`) and the UCCI moves played since (`moves`, separated by spaces or
+/// commas; none if absent).
+#[derive(Deserialize)]
+struct GameQuery {
+    fen: Option<String>,
+    moves: Option<String>,
+}
+
+/// Longest game `/api/mainline` takes, in moves.
+pub const GAME_LIMIT: usize = 2000;
+
+fn game_of(q: Result<Query<GameQuery>, QueryRejection>) -> Result<(Position, Vec<Move>), ApiError> {
+    let Query(q) = q.map_err(|e| ApiError::BadRequest(format!("bad query string: {e}")))?;
+    let start = parse_position(q.fen)?;
+    let text = q.moves.unwrap_or_default();
+    let words: Vec<&str> = text.split([' ', ',']).filter(|w| !w.is_empty()).collect();
+    if words.len() > GAME_LIMIT {
+        return Err(ApiError::BadRequest(format!(
+            "game too long ({} moves): at most {GAME_LIMIT}",
+            words.len()
+        )));
+    }
+    let moves = words
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            Move::parse(w).ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "bad move {w:?} (move {} of `moves`): moves are UCCI, e.g. h2e2",
+                    i + 1
+                ))
+            })
+        })
+        .collect::<Result<_, _>>()?;
+    Ok((start, moves))
+}
+
 fn position_of(q: Result<Query<PositionQuery>, QueryRejection>) -> Result<Position, ApiError> {
     let Query(q) = q.map_err(|e| ApiError::BadRequest(format!("bad query string: {e}")))?;
-    let text = q
-        .fen
-        .ok_or_else(|| ApiError::BadRequest("missing query parameter `fen`".into()))?;
+    parse_position(q.fen)
+}
+
+fn parse_position(fen: Option<String>) -> Result<Position, ApiError> {
+    let text = fen.ok_or_else(|| ApiError::BadRequest("missing query parameter `fen`".into()))?;
     if text.len() > 200 {
         return Err(ApiError::BadRequest(format!(
             "position too long ({} bytes): a FEN or position string is under 100",
@@ -217,11 +257,11 @@ async fn probe(
 
 async fn mainline(
     axum::extract::State(state): AppState,
-    q: Result<Query<PositionQuery>, QueryRejection>,
+    q: Result<Query<GameQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    let pos = position_of(q)?;
+    let (start, moves) = game_of(q)?;
     let r: Mainline = blocking(&state, move |st| {
-        Ok(query::mainline(&st.tb, &pos, MAINLINE_LIMIT)?)
+        Ok(query::mainline(&st.tb, &start, &moves, MAINLINE_LIMIT)?)
     })
     .await?;
     Ok(ok(r))

@@ -6,6 +6,7 @@ mod common;
 
 mod probe_batch;
 mod query;
+mod rulings;
 mod table_doc;
 mod table_format;
 mod tablebase;

@@ -91,7 +91,7 @@ fn mainline_follows_best_moves_to_the_conversion() {
     ];
     for start in &starts {
         let (pos, _) = parse_query_position(start).unwrap();
-        let line = query::mainline(&tb, &pos, 1000).unwrap();
+        let line = query::mainline(&tb, &pos, &[], 1000).unwrap();
         let d = line.distance.unwrap() as usize;
         assert_eq!(
             line.steps.len(),
@@ -127,7 +127,7 @@ fn mainline_follows_best_moves_to_the_conversion() {
         .filter_map(|i| ix.decode(i, Color::Black))
         .find(|p| !p.opponent_in_check() && tb.probe_dtc(p).unwrap() == xqtb::Value::Draw)
         .unwrap();
-    let line = query::mainline(&tb, &drawn, 1000).unwrap();
+    let line = query::mainline(&tb, &drawn, &[], 1000).unwrap();
     assert_eq!(
         (line.end, line.steps.len(), line.result),
         ("draw", 0, "draw")

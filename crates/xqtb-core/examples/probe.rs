@@ -12,6 +12,7 @@
 //! program prints them and exits with status 1.
 
 use std::process::ExitCode;
+use xqtb_core::repetition::{Perpetual, Ruling};
 use xqtb_core::tablebase::{LineEnd, Tablebase};
 use xqtb_core::value::Outcome;
 
@@ -51,13 +52,30 @@ fn run(dir: &str, fen: &str) -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     if wdl != Outcome::Draw {
-        let line = tb.principal_line(&pos)?;
+        // The line as a game from here: past a perpetual-check or chase loss it is played on
+        // until a position repeats and the Asian rules decide.
+        let line = tb.line_in_game(&pos, &[])?;
         let moves: Vec<String> = line.moves.iter().map(|m| m.mv.to_string()).collect();
         let end = match line.end {
-            LineEnd::Conversion => "a capture into a smaller table",
-            LineEnd::Mate => "a side without a legal move (it has lost)",
-            LineEnd::Perpetual => "a side that can only check or chase forever (it has lost)",
-            LineEnd::Draw => "a draw",
+            LineEnd::Conversion => "a capture into a smaller table".to_string(),
+            LineEnd::Mate => "a side without a legal move (it has lost)".to_string(),
+            LineEnd::Perpetual => {
+                "a side that can only check or chase forever (it has lost)".to_string()
+            }
+            LineEnd::Draw => "a draw".to_string(),
+            LineEnd::Repetition(rep) => match rep.cycle.ruling() {
+                Ruling::Loses { side, by } => format!(
+                    "a repetition (plies {} and {}): {side:?} loses by perpetual {}",
+                    rep.first,
+                    rep.again,
+                    if by == Perpetual::Check {
+                        "check"
+                    } else {
+                        "chase"
+                    }
+                ),
+                Ruling::Draw => "a repetition the rules call a draw".to_string(),
+            },
         };
         println!("principal line: {} — ends in {end}", moves.join(" "));
     }

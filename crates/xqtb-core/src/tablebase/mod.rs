@@ -45,6 +45,7 @@ use crate::index::{IndexError, Indexer};
 use crate::material::Material;
 use crate::piece::Color;
 use crate::position::{Move, Position};
+use crate::repetition::{Repetition, RepetitionError};
 use crate::table::{metric_table_path, Metric, RuleSet, SupportingTable, TableError, TableFile};
 use crate::value::{Outcome, Value};
 use std::cell::RefCell;
@@ -55,6 +56,7 @@ use std::sync::{Arc, Mutex};
 use thiserror::Error;
 
 mod dtm;
+mod game;
 pub use dtm::{Dtm, DtmLine, DtmMove};
 
 /// Why a position could not be probed.
@@ -107,6 +109,9 @@ pub enum ProbeError {
     /// The position could not be indexed in its table.
     #[error(transparent)]
     Index(#[from] IndexError),
+    /// A game given with a position has a move that is not legal where it is played.
+    #[error(transparent)]
+    Game(#[from] RepetitionError),
 }
 
 /// An open table.
@@ -242,6 +247,9 @@ pub enum LineEnd {
     /// The side to move has lost at distance 0 of an order above 0: all it can do is check or
     /// chase forever, which the Asian rules forbid (Fang, Theorem 8).
     Perpetual,
+    /// A position of the game stands again ([`Tablebase::line_in_game`]): the cycle and its
+    /// ruling under the Asian rules.
+    Repetition(Repetition),
 }
 
 /// The principal line from a position to its next conversion: best moves for both sides.
