@@ -3,15 +3,18 @@
 //! type, so `xqtb probe --json`, `xqtb stats --json` and the HTTP API print the same objects
 //! with the same field names (`formats/api.md`).
 
+use crate::chase::{chased_after, chasers, checkers};
 use crate::fen::{parse_fen, to_fen, ParseError};
 use crate::material::Material;
 use crate::notation;
 use crate::piece::{Color, Role};
 use crate::position::{Move, Position};
 use crate::qstring::{parse_qstring, to_qstring};
-use crate::repetition::{Perpetual, Repetition, Ruling};
+use crate::repetition::{Perpetual, PieceNames, Repetition, Ruling};
+use crate::square::Square;
 use crate::table::{file_name, metric_file_name, wdl_outcome, Metric, TableError};
 use crate::tablebase::{Dtm, DtmMove, LineEnd, MoveValue, ProbeError, Tablebase};
+use crate::value::Value;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -114,13 +117,89 @@ pub struct ProbeResult {
     pub result: &'static str,
     /// The value's order; null for a draw.
     pub order: Option<u16>,
-    /// Plies to conversion (capture or mate); null for a draw.
+    /// At order 0, plies to conversion (capture or mate); above, plies until the losing side
+    /// has nothing left but perpetual check or chase (see `rule`); null for a draw.
     pub distance: Option<u16>,
     /// Every legal move, best first.
     pub moves: Vec<MoveEntry>,
     /// The position's distance to mate; absent without DTM tables.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dtm: Option<DtmEntry>,
+    /// At an order above 0, the perpetual check or chase the principal line drives the loser
+    /// to; absent at order 0 and for a draw.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rule: Option<RuleAhead>,
+}
+
+/// The ruling a position of order above 0 is won by, as its principal line shows it: where the
+/// distance runs out, the losing side's every best move checks (or chases one piece), and the
+/// Asian rules forbid doing so for ever.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct RuleAhead {
+    /// `check` or `chase`.
+    pub kind: &'static str,
+    /// The side that loses: `w` Red, `b` Black.
+    pub loser: &'static str,
+    /// Plies until then: the position's distance.
+    pub plies: u16,
+    /// The points, in this position, of the loser's pieces that give that check or chase.
+    pub by: Vec<String>,
+    /// For a chase, the point in this position of the piece chased; null for a check.
+    pub chased: Option<String>,
+}
+
+/// The [`RuleAhead`] of a position of order above 0: its principal line to `(r, 0)`, then the
+/// loser's first best move there, its checking or chasing pieces named by where they stand in
+/// `pos` ([`PieceNames`]).
+fn rule_ahead(
+    tb: &Tablebase,
+    pos: &Position,
+    value: Value,
+) -> Result<Option<RuleAhead>, ProbeError> {
+    let Value::Decided { order, distance } = value else {
+        return Ok(None);
+    };
+    if order == 0 {
+        return Ok(None);
+    }
+    let line = tb.principal_line(pos)?;
+    if line.end != LineEnd::Perpetual {
+        return Ok(None);
+    }
+    let mut names = PieceNames::new(pos);
+    let mut cur = pos.clone();
+    for m in &line.moves {
+        names.play(m.mv);
+        cur.play(m.mv);
+    }
+    let Some(m) = tb.best_moves(&cur)?.into_iter().min_by_key(|m| m.mv) else {
+        return Ok(None);
+    };
+    let mut after = cur.clone();
+    after.play(m.mv);
+    let named = |sq: Square| names.of(if sq == m.mv.to { m.mv.from } else { sq });
+    let points = |sqs: Vec<Square>| -> Vec<String> {
+        sqs.into_iter()
+            .filter_map(named)
+            .map(|s| s.to_string())
+            .collect()
+    };
+    let (kind, by, chased) = if after.is_check() {
+        ("check", points(checkers(&after)), None)
+    } else {
+        let Some(&p) = chased_after(&cur, m.mv, &after).first() else {
+            return Ok(None);
+        };
+        let chased = names.of(p).map(|s| s.to_string());
+        ("chase", points(chasers(&cur, m.mv, &after, p)), chased)
+    };
+    Ok(Some(RuleAhead {
+        kind,
+        loser: side_name(cur.turn()),
+        plies: distance,
+        by,
+        chased,
+    }))
 }
 
 /// The moves best first: Fang's Definition 9 order of their value for the mover (shortest win
@@ -179,6 +258,7 @@ pub fn probe(tb: &Tablebase, pos: &Position) -> Result<ProbeResult, ProbeError> 
         distance: value.distance(),
         moves: entries(pos, moves),
         dtm: None,
+        rule: rule_ahead(tb, pos, value)?,
     }
     .with_dtm(tb, pos)
 }

@@ -7,13 +7,35 @@ use crate::common::built;
 use xqtb::query;
 use xqtb::repetition::{Perpetual, Ruling};
 use xqtb::tablebase::{LineEnd, Tablebase};
-use xqtb::{parse_fen, Color, Indexer, Position, Value};
+use xqtb::{parse_fen, Color, Indexer, Position, Square, Value};
 
 /// The side that loses a decided position: the side to move at an even distance.
 fn loser(pos: &Position, value: Value) -> Color {
     match value {
         Value::Decided { distance, .. } if distance % 2 == 0 => pos.turn(),
         _ => pos.turn().other(),
+    }
+}
+
+/// The probe's `rule` of `pos` (of order above 0): of `kind`, against the side that loses, at
+/// the position's distance, its pieces the loser's (and the chased piece the winner's).
+fn assert_rule_named(tb: &Tablebase, pos: &Position, kind: &str) {
+    let value = tb.probe_dtc(pos).unwrap();
+    let fen = xqtb::to_fen(pos);
+    let r = query::probe(tb, pos).unwrap();
+    let rule = r.rule.unwrap_or_else(|| panic!("{fen}: no rule"));
+    let loser = loser(pos, value);
+    assert_eq!(rule.kind, kind, "{fen}");
+    assert_eq!(rule.loser, query::side_name(loser), "{fen}");
+    assert_eq!(Some(rule.plies), value.distance(), "{fen}");
+    let colour = |p: &str| pos.piece_at(Square::parse(p).unwrap()).map(|x| x.color());
+    assert!(!rule.by.is_empty(), "{fen}");
+    for p in &rule.by {
+        assert_eq!(colour(p), Some(loser), "{fen}: {p} gives the {kind}");
+    }
+    match &rule.chased {
+        Some(p) => assert_eq!(colour(p), Some(loser.other()), "{fen}: {p} is chased"),
+        None => assert_eq!(kind, "check", "{fen}"),
     }
 }
 
@@ -58,6 +80,7 @@ fn every_krkn_win_by_the_rules_ends_in_a_perpetual_check_the_rules_punish() {
             }
             if matches!(tb.probe_dtc(&pos).unwrap(), Value::Decided { order, .. } if order > 0) {
                 assert_ruled(&tb, &pos, |by| by == Perpetual::Check);
+                assert_rule_named(&tb, &pos, "check");
                 ruled += 1;
             }
         }
@@ -78,6 +101,7 @@ fn krknn_wins_of_every_order_end_in_the_ruling_of_their_kind() {
             let pos = parse_fen(&w.fen).unwrap();
             let chasing = w.order == 5;
             let n = assert_ruled(&tb, &pos, if chasing { is_chase } else { is_check });
+            assert_rule_named(&tb, &pos, if chasing { "chase" } else { "check" });
             assert!(
                 n >= 4 && n > w.distance as usize,
                 "{}: the line reaches the pattern and a cycle takes 4 plies ({n} plies, distance {})",

@@ -27,6 +27,22 @@ pub fn gives_check(u: &Position, mv: Move) -> Result<bool, IllegalMove> {
     Ok(after(u, mv)?.is_check())
 }
 
+/// The points of the pieces giving check in `v`: those of the side not to move that attack the
+/// king of the side to move, by increasing point (empty if it is not in check).
+pub fn checkers(v: &Position) -> Vec<Square> {
+    let Some(king) = v.king(v.turn()) else {
+        return Vec::new();
+    };
+    let mut by = Vec::new();
+    v.pseudo_captures_by(!v.turn(), |m| {
+        if m.to == king {
+            by.push(m.from);
+        }
+    });
+    by.sort_unstable();
+    by
+}
+
 /// The points of the pieces the legal move `mv` chases: Y's non-king pieces `p` (Y the side not
 /// to move in `u`) for which some piece `a` of the mover has `Forb(a, p, v)` in the position `v`
 /// after the move but not `Forb(a, p, u)` before it, the move not being a check. Points are
@@ -55,13 +71,33 @@ pub fn chased_after(u: &Position, mv: Move, v: &Position) -> Vec<Square> {
 /// chases do not count: see [`chased_after`]). No allocation and no copy of a position: the
 /// rule passes ask this of millions of moves.
 pub fn each_chased(u: &Position, mv: Move, v: &Position, mut f: impl FnMut(Square)) {
+    each_new_attack(u, mv, v, |_, p| f(p));
+}
+
+/// The points of the mover's pieces whose forbidden attack on the piece on `p` the legal,
+/// non-checking move `mv` of `u` makes new (`v` the position after it): the chasers of `p`.
+pub fn chasers(u: &Position, mv: Move, v: &Position, p: Square) -> Vec<Square> {
+    let mut by = Vec::new();
+    each_new_attack(u, mv, v, |a, q| {
+        if q == p {
+            by.push(a);
+        }
+    });
+    by.sort_unstable();
+    by.dedup();
+    by
+}
+
+/// Calls `f(a, p)` for each forbidden attack of the mover's piece on `a` on the piece on `p`
+/// that `v` has and `u` had not.
+fn each_new_attack(u: &Position, mv: Move, v: &Position, mut f: impl FnMut(Square, Square)) {
     // Where each of the mover's pieces stood in `u`: only the moved one changed point.
     let before = |a: Square| if a == mv.to { mv.from } else { a };
     // Only pieces the mover could take in `v` can be newly attacked: its captures there
     // narrow the search to those.
     v.pseudo_captures_by(u.turn(), |m| {
         if forbidden_attack(v, m.from, m.to) && !forbidden_attack(u, before(m.from), m.to) {
-            f(m.to);
+            f(m.from, m.to);
         }
     });
 }

@@ -144,12 +144,39 @@ pub fn first_repetition(
     Ok(None)
 }
 
-/// Running labels of a cycle's moves: whether each side has checked in every move so far, and
-/// which pieces it has chased in every move so far. Pieces are named by their point in the
-/// cycle's first position and followed as they move (two pieces of a kind stay apart).
-struct Judge {
-    /// The name of the piece on each point now.
+/// The pieces of a position named by the point each stood on in it, followed through the moves
+/// played since (two pieces of a kind stay apart).
+#[derive(Clone, Debug)]
+pub struct PieceNames {
     name: [Option<Square>; 90],
+}
+
+impl PieceNames {
+    /// Names every piece of `start` by its point there.
+    pub fn new(start: &Position) -> PieceNames {
+        let mut name = [None; 90];
+        for (sq, _) in start.all_pieces() {
+            name[sq.index()] = Some(sq);
+        }
+        PieceNames { name }
+    }
+
+    /// Follows the move `mv` (a captured piece loses its name).
+    pub fn play(&mut self, mv: Move) {
+        self.name[mv.to.index()] = self.name[mv.from.index()].take();
+    }
+
+    /// The name of the piece on `sq` now: the point it stood on in the start position.
+    pub fn of(&self, sq: Square) -> Option<Square> {
+        self.name[sq.index()]
+    }
+}
+
+/// Running labels of a cycle's moves: whether each side has checked in every move so far, and
+/// which pieces it has chased in every move so far, by [`PieceNames`] of the cycle's first
+/// position.
+struct Judge {
+    names: PieceNames,
     all_checks: ByColor<bool>,
     /// `None` until the side has moved; then the names chased by every move of it.
     chased: ByColor<Option<Vec<Square>>>,
@@ -157,12 +184,8 @@ struct Judge {
 
 impl Judge {
     fn new(start: &Position) -> Judge {
-        let mut name = [None; 90];
-        for (sq, _) in start.all_pieces() {
-            name[sq.index()] = Some(sq);
-        }
         Judge {
-            name,
+            names: PieceNames::new(start),
             all_checks: ByColor([true, true]),
             chased: ByColor([None, None]),
         }
@@ -174,14 +197,14 @@ impl Judge {
         self.all_checks.0[side] &= after.is_check();
         let now: Vec<Square> = chased_after(before, mv, after)
             .into_iter()
-            .filter_map(|p| self.name[p.index()])
+            .filter_map(|p| self.names.of(p))
             .collect();
         let chased = &mut self.chased.0[side];
         match chased {
             None => *chased = Some(now),
             Some(names) => names.retain(|n| now.contains(n)),
         }
-        self.name[mv.to.index()] = self.name[mv.from.index()].take();
+        self.names.play(mv);
     }
 
     fn cycle(&self) -> Cycle {
