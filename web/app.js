@@ -11,12 +11,22 @@ const TEXT = {
     'pref.theme': 'Dark mode',
     'side.w': 'Red', 'side.b': 'Black',
     'tomove': '{side} to move',
-    'v.win': '{side} to move wins: {d} plies to conversion, order {o}',
-    'v.loss': '{side} to move loses: conversion in {d} plies, order {o}',
+    'v.win': '{side} to move wins: {plies} to conversion, order {o}',
+    'v.loss': '{side} to move loses: conversion in {plies}, order {o}',
+    'v.rule.win': '{side} to move wins: within {plies} {loser} has nothing left but {act}, which the Asian rules forbid (order {o})',
+    'v.rule.loss': '{side} to move loses: within {plies} it has nothing left but {act}, which the Asian rules forbid (order {o})',
+    'v.rule.loss0': '{side} to move loses: it has nothing left but {act}, which the Asian rules forbid (order {o})',
+    'act.check': 'perpetual check', 'act.chase': 'a perpetual chase of the {piece} on {sq}',
+    'rule.marks': 'Ringed on the board: the pieces that will give that check or chase (orange) and the piece chased (blue).',
+    'rep.check': 'The position has repeated: {loser} gave check with every move since it last stood here. Perpetual check loses under the Asian rules: {winner} wins.',
+    'rep.chase': 'The position has repeated: {loser} chased the {piece} on {sq} with every move since it last stood here. Perpetual chase loses under the Asian rules: {winner} wins.',
+    'rep.mutual': 'The position has repeated, both sides giving check with every move: mutual perpetual check is a draw.',
+    'rep.draw': 'The position has repeated, and neither side alone checked or chased with every move: a draw under the Asian rules.',
+    'play.over.rule': 'Game over. {text}',
     'v.lossmate': '{side} to move has no move and loses (order {o})',
     'v.draw': '{side} to move: draw',
-    'explain': 'Value: plies (half-moves) to the next conversion, a capture or mate, with best play by both sides; odd means the side to move wins, even that it loses. Order: how many times the winner forces the loser into a perpetual check or chase, which the Asian rules forbid; 0 means the result needs no such ruling.',
-    'explain.orders': 'This position has order {o} > 0: before the next conversion the winning side forces the loser {o} more time(s) into a perpetual check or chase, which the Asian rules decide against the side that keeps checking or chasing; the distance counts plies to the next such situation.',
+    'explain': 'Value: plies (half-moves) to the next conversion, a capture or mate, with best play by both sides; odd means the side to move wins, even that it loses. Order: 0 when the result needs no ruling on endless play; above 0 when it rests on the Asian rules against perpetual check and chase, and the value then counts plies to that ruling.',
+    'explain.orders': 'Order {o}: this result rests on the Asian rules, which forbid perpetual check and perpetual chase. The distance counts plies until the losing side has nothing left but the forbidden check or chase; every way out leads to a position of lower order, where the rules may decide again. At order 0 a result needs no such ruling.',
     'more': 'More in Help.',
     'plies.one': '1 ply', 'plies.many': '{d} plies',
     'dtm.win': '{side} to move mates in {plies}',
@@ -49,6 +59,7 @@ const TEXT = {
     'line.end.draw': 'A draw: best play converts nothing.', 'line.end.limit': 'Stopped at the length limit.',
     'line.end.perpetual': 'The side to move can only check or chase forever, which the rules forbid: it loses.',
     'line.end.nodtm': 'No distance-to-mate table for this position: the line stops here.',
+    'line.end.repetition': 'The position has repeated: the rules decide.',
     'play.title': 'Play against the tables', 'play.you': 'You play {side}.', 'play.yourmove': 'Your move.',
     'play.thinking': 'The tables answer…', 'play.over.lost': 'You lose: {how}.', 'play.over.won': 'You win: {how}.',
     'play.choose': 'Play as', 'play.hint': 'Values are hidden. Drag or click a piece to move; the tables answer with a best move.',
@@ -80,14 +91,24 @@ const TEXT = {
     'pref.theme': '深色模式',
     'side.w': '紅方', 'side.b': '黑方',
     'tomove': '輪{side}走',
-    'v.win': '輪{side}走，勝：距轉換 {d} 步（半回合），階 {o}',
-    'v.loss': '輪{side}走，負：{d} 步（半回合）後轉換，階 {o}',
+    'v.win': '輪{side}走，勝：距轉換 {plies}，階 {o}',
+    'v.loss': '輪{side}走，負：{plies}後轉換，階 {o}',
+    'v.rule.win': '輪{side}走，勝：{plies}內{loser}只剩{act}，依亞洲規則判負（階 {o}）',
+    'v.rule.loss': '輪{side}走，負：{plies}內只剩{act}，依亞洲規則判負（階 {o}）',
+    'v.rule.loss0': '輪{side}走，負：只剩{act}，依亞洲規則判負（階 {o}）',
+    'act.check': '長將', 'act.chase': '長捉 {sq} 的{piece}',
+    'rule.marks': '棋盤上圈出：將要長將或長捉的棋子（橙色）與被捉的棋子（藍色）。',
+    'rep.check': '局面重複：自上次出現此局面以來，{loser}每著都將軍。依亞洲規則長將判負：{winner}勝。',
+    'rep.chase': '局面重複：自上次出現此局面以來，{loser}每著都捉 {sq} 的{piece}。依亞洲規則長捉判負：{winner}勝。',
+    'rep.mutual': '局面重複，雙方每著都將軍：雙方長將，判和。',
+    'rep.draw': '局面重複，沒有一方單獨每著將軍或捉子：依亞洲規則判和。',
+    'play.over.rule': '對局結束。{text}',
     'v.lossmate': '輪{side}走，無著可走，負（階 {o}）',
     'v.draw': '輪{side}走：和局',
-    'explain': 'Value（值）：雙方都走最佳著法時，到下一次轉換（吃子或將死）的步數（半回合）；奇數為走子方勝，偶數為走子方負。Order（階）：勝方迫使負方長將或長捉（亞洲規則禁止）的次數；0 表示不需這種裁決。',
-    'explain.orders': '此局面的階為 {o} > 0：在下一次轉換之前，勝方還要再迫使負方 {o} 次進入長將或長捉的局面，依亞洲規則判長將、長捉的一方負；步數算到下一次這種局面。',
+    'explain': 'Value（值）：雙方都走最佳著法時，到下一次轉換（吃子或將死）的步數（半回合）；奇數為走子方勝，偶數為走子方負。Order（階）：結果不需長將、長捉裁決時為 0；大於 0 時，結果取決於亞洲規則禁止長將、長捉，值則算到該裁決的步數。',
+    'explain.orders': '階 {o}：此結果取決於亞洲規則禁止長將與長捉。步數算到負方只剩被禁止的長將或長捉為止；負方的每一種變著都進入較低階的局面，在那裡規則可能再次裁決。階 0 的結果不需這種裁決。',
     'more': '詳見說明。',
-    'plies.one': '{d} 步（半回合）', 'plies.many': '{d} 步（半回合）',
+    'plies.one': '1 步（半回合）', 'plies.many': '{d} 步（半回合）',
     'dtm.win': '輪{side}走，{plies}將死對方',
     'dtm.loss': '輪{side}走，{plies}後被將死',
     'dtm.mated': '輪{side}走，已被將死',
@@ -118,6 +139,7 @@ const TEXT = {
     'line.end.draw': '和局：最佳著法不轉換。', 'line.end.limit': '已到長度上限。',
     'line.end.perpetual': '走子方只能長將或長捉，規則禁止：判負。',
     'line.end.nodtm': '此局面沒有距將死殘局庫：停止。',
+    'line.end.repetition': '局面重複：依規則裁決。',
     'play.title': '與殘局庫對弈', 'play.you': '你執{side}。', 'play.yourmove': '請走棋。',
     'play.thinking': '殘局庫應著…', 'play.over.lost': '你輸了：{how}。', 'play.over.won': '你贏了：{how}。',
     'play.choose': '執', 'play.hint': '不顯示值。拖動或點擊棋子走棋；殘局庫以最佳著法應對。',
@@ -360,7 +382,9 @@ const W = 8 * S + 2 * M, H = 9 * S + 2 * M;
 /** Draws a board; returns an object to update pieces, highlights and arrows. */
 function makeBoard(opts) {
   const svg = sv('svg', { class: 'board', viewBox: `0 0 ${W} ${H}`, role: 'img', id: 'board' });
-  const xy = (f, r) => prefs.flipped ? [M + (8 - f) * S, M + r * S] : [M + f * S, M + (9 - r) * S];
+  // The orientation is fixed when the board is drawn: pieces, file numbers and river agree.
+  const flipped = prefs.flipped;
+  const xy = (f, r) => flipped ? [M + (8 - f) * S, M + r * S] : [M + f * S, M + (9 - r) * S];
   svg.append(sv('rect', { class: 'bg', x: 0, y: 0, width: W, height: H, rx: 10 }));
   const grid = sv('g', {});
   grid.append(sv('rect', { class: 'frame', x: M - 6, y: M - 6, width: 8 * S + 12, height: 9 * S + 12 }));
@@ -386,14 +410,14 @@ function makeBoard(opts) {
     }
   }
   const ry = M + 4.5 * S;
-  const [leftText, rightText] = prefs.flipped ? ['漢界', '楚河'] : ['楚河', '漢界'];
+  const [leftText, rightText] = flipped ? ['漢界', '楚河'] : ['楚河', '漢界'];
   grid.append(sv('text', { class: 'river', x: M + 2 * S, y: ry, 'text-anchor': 'middle', 'dominant-baseline': 'central' }, leftText));
   grid.append(sv('text', { class: 'river', x: M + 6 * S, y: ry, 'text-anchor': 'middle', 'dominant-baseline': 'central' }, rightText));
   // File numbers: each side counts from its own right.
   const RED = '九八七六五四三二一', BLK = '123456789';
   for (let f = 0; f < 9; f++) {
     const [x] = xy(f, 0);
-    const bottomRed = !prefs.flipped;
+    const bottomRed = !flipped;
     grid.append(sv('text', { class: 'coord', x, y: H - 8, 'text-anchor': 'middle' }, bottomRed ? RED[f] : BLK[f]));
     grid.append(sv('text', { class: 'coord', x, y: 18, 'text-anchor': 'middle' }, bottomRed ? BLK[f] : RED[f]));
   }
@@ -402,13 +426,14 @@ function makeBoard(opts) {
   svg.append(marksLayer, piecesLayer, arrowLayer, hitLayer);
   svg.append(sv('defs', {}, sv('marker', { id: 'ah', viewBox: '0 0 10 10', refX: 5, refY: 5, markerWidth: 3.2, markerHeight: 3.2, orient: 'auto-start-reverse' },
     sv('path', { class: 'arrowhead', d: 'M0,0 L10,5 L0,10 z' }))));
-  svg.dataset.flipped = prefs.flipped ? 'true' : 'false';
+  svg.dataset.flipped = flipped ? 'true' : 'false';
 
-  const board = { svg, xy, pos: null };
+  const board = { svg, xy, pos: null, flipped };
   board.setPosition = (pos, last) => {
     board.pos = pos;
     piecesLayer.textContent = '';
     marksLayer.textContent = '';
+    arrowLayer.textContent = '';
     if (last) for (const s of [last.slice(0, 2), last.slice(2, 4)]) {
       const { f, r } = parseSq(s);
       const [x, y] = xy(f, r);
@@ -435,6 +460,18 @@ function makeBoard(opts) {
     }
   };
   board.unmark = () => marksLayer.querySelectorAll('[data-mark]').forEach((e) => e.remove());
+  /** Rings the pieces a ruling on endless play names: those checking or chasing (`by`) and
+   *  the one chased; they stay when a piece is selected. */
+  board.markRule = (by, chased) => {
+    marksLayer.querySelectorAll('[data-rule]').forEach((e) => e.remove());
+    const ring = (s, cls) => {
+      const { f, r } = parseSq(s);
+      const [x, y] = xy(f, r);
+      marksLayer.append(sv('circle', { class: cls, cx: x, cy: y, r: 31, 'data-rule': cls, 'data-sq': s }));
+    };
+    for (const s of by || []) ring(s, 'rule-by');
+    if (chased) ring(chased, 'rule-chased');
+  };
   board.arrow = (mv) => {
     arrowLayer.textContent = '';
     if (!mv) return;
@@ -451,7 +488,7 @@ function makeBoard(opts) {
     let f = Math.round((p.x - M) / S), rr = Math.round((p.y - M) / S);
     if (f < 0 || f > 8 || rr < 0 || rr > 9) return null;
     if (Math.hypot(p.x - (M + f * S), p.y - (M + rr * S)) > 30) return null;
-    return prefs.flipped ? { f: 8 - f, r: rr } : { f, r: 9 - rr };
+    return flipped ? { f: 8 - f, r: rr } : { f, r: 9 - rr };
   };
   /** Lets the user play `moves` (UCCI list) by click-click or drag; calls onMove(ucci). */
   board.interactive = (moves, onMove) => {
@@ -514,8 +551,9 @@ function makeBoard(opts) {
 let view = null; // the current page's cleanup/keys
 const app = () => document.getElementById('app');
 
-function go(url, push = true) {
-  if (push) history.pushState(null, '', url);
+/** Shows `url`; `state` rides along in the history entry (the game a position belongs to). */
+function go(url, push = true, state = null) {
+  if (push) history.pushState(state, '', url);
   route();
 }
 window.addEventListener('popstate', () => { stopAutoplay(); route(); });
@@ -540,9 +578,13 @@ function route() {
   const u = new URL(location.href);
   const path = u.pathname;
   document.querySelectorAll('header nav a').forEach((a) => a.classList.toggle('active', a.getAttribute('href') === path));
-  const fen = u.searchParams.get('fen');
-  if (path === '/') view = positionPage(fen || '4K44B49994n495k399');
-  else if (path === '/play') view = playPage(fen || '4K44B49994n495k399', u.searchParams.get('side'));
+  // The classic query system's addresses: the position string is the whole query
+  // (`/?4K44B49994n495k399`, `/endgame.cgi?…`, `/play.cgi?…`).
+  const raw = u.search.slice(1);
+  const classic = raw && !raw.includes('=') ? decodeURIComponent(raw) : null;
+  const fen = u.searchParams.get('fen') || classic;
+  if (path === '/' || path === '/endgame.cgi') view = positionPage(fen || DEFAULT_POSITION);
+  else if (path === '/play' || path === '/play.cgi') view = playPage(fen || DEFAULT_POSITION, u.searchParams.get('side'));
   else if (path === '/edit') view = editPage(fen);
   else if (path === '/tables') view = tablesPage();
   else if (path.startsWith('/stats/')) view = statsPage(decodeURIComponent(path.slice(7)));
@@ -552,13 +594,80 @@ function route() {
 
 function setTitle(s) { document.title = s + ' — xqtb'; }
 
+/** The query system's example, shown at `/`. */
+const DEFAULT_POSITION = '4K44B49994n495k399';
+
+// ---------------------------------------------------------------- games
+// A position page or play mode belongs to a game: where it started and the plies since, kept
+// in the history entry, so that a repeated position can be judged by the Asian rules.
+
+/** The game whose last position is `fen`: the history entry's, else a new one starting there. */
+function gameOf(fen) {
+  const g = history.state && history.state.game;
+  return g && lastFen(g) === fenParam(fen) ? g : { start: fenParam(fen), plies: [] };
+}
+function lastFen(g) { return g.plies.length ? g.plies[g.plies.length - 1].fen : g.start; }
+/** The game after one more ply (a move entry or line step of the API). */
+function extend(g, m) {
+  return { start: g.start, plies: [...g.plies, { move: m.move, wxf: m.wxf, zh: m.zh, capture: m.capture, fen: fenParam(m.fen) }] };
+}
+/** Whether the game's last position stood earlier in it. */
+function repeated(g) {
+  const fens = [g.start, ...g.plies.map((p) => p.fen)];
+  return fens.slice(0, -1).includes(fens[fens.length - 1]);
+}
+/** The game as `/api/mainline` takes it. */
+function gameQuery(g) {
+  return 'fen=' + encodeURIComponent(g.start) + '&moves=' + g.plies.map((p) => p.move).join(',');
+}
+
 // ---------------------------------------------------------------- position page
+
+function plies(d) { return t(d === 1 ? 'plies.one' : 'plies.many', { d }); }
+/** The piece standing on point `sq` of `pos`, in words ("rook"). */
+function pieceName(pos, sq) {
+  const { f, r } = parseSq(sq);
+  const p = pos.board[r][f];
+  return p ? t('piece.' + p.toUpperCase()) : sq;
+}
 
 function valueText(r) {
   const side = t('side.' + r.side);
   if (r.result === 'draw') return t('v.draw', { side });
   if (r.result === 'loss' && r.distance === 0 && r.moves.length === 0) return t('v.lossmate', { side, o: r.order });
-  return t('v.' + r.result, { side, d: r.distance, o: r.order });
+  if (r.rule) {
+    const act = r.rule.kind === 'check' ? t('act.check')
+      : t('act.chase', { piece: pieceName(parsePosition(r.fen).pos, r.rule.chased), sq: r.rule.chased });
+    const key = r.result === 'win' ? 'v.rule.win' : r.distance === 0 ? 'v.rule.loss0' : 'v.rule.loss';
+    return t(key, { side, loser: t('side.' + r.rule.loser), plies: plies(r.distance), act, o: r.order });
+  }
+  return t('v.' + r.result, { side, plies: plies(r.distance), o: r.order });
+}
+
+/** The Asian rules' verdict on a repetition (an `/api/mainline` answer's `repetition`) in words;
+ *  `pos` is the repeated position. */
+function rulingText(rep, pos) {
+  if (!rep.loser) return t(rep.red === 'check' && rep.black === 'check' ? 'rep.mutual' : 'rep.draw');
+  const vars = { loser: t('side.' + rep.loser), winner: t('side.' + other(rep.loser)) };
+  if (rep.rule === 'check') return t('rep.check', vars);
+  return t('rep.chase', { ...vars, piece: pieceName(pos, rep.chased), sq: rep.chased });
+}
+
+/** The ruling on the game's last position if it repeats an earlier one, else null. */
+async function rulingOf(game) {
+  if (!repeated(game)) return null;
+  const r = await api('/api/mainline?' + gameQuery(game));
+  return r.ok ? r.body.repetition : null;
+}
+
+/** The move the tables play in a game: at an order above 0 the line that leads through the
+ *  perpetual-check or chase ruling (the server searches the pattern), else the first best. */
+async function tablesMove(r, game) {
+  if (r.order > 0 && r.result !== 'draw' && !byDtm(r)) {
+    const line = await api('/api/mainline?' + gameQuery(game));
+    if (line.ok && line.body.steps.length) return line.body.steps[0];
+  }
+  return bestMove(r);
 }
 
 /** What a move is worth to the side making it: the opposite of the result after it. */
@@ -651,28 +760,35 @@ function positionPage(text) {
   const side = el('div', { class: 'side-col' });
   const boardCol = el('div', { class: 'board-col' }, board.svg);
   root.replaceChildren(el('div', { class: 'layout' }, boardCol, side));
-  let result = null;
+  let result = null, game = gameOf(text), ruling = null;
   const last = session.get('xqtb.last:' + fenParam(text));
   if (parsed) board.setPosition(parsed.pos, last);
   side.append(el('p', { class: 'small', text: t('loading') }));
 
   const stopLine = () => { stopAutoplay(); render(); };
+  const showError = (msg) => side.prepend(el('p', { class: 'error' }, msg));
+  // A move starts a new game once the rules have ended the old one.
   const play = (m) => {
     stopAutoplay();
     session.set('xqtb.last:' + fenParam(m.fen), m.move);
-    go('/?fen=' + fenParam(m.fen));
+    const g = ruling ? { start: fenParam(result.fen), plies: [] } : game;
+    go('/?fen=' + fenParam(m.fen), true, { game: extend(g, m) });
   };
-  const suggest = () => { if (result && result.moves.length) play(bestMove(result)); };
+  const suggest = async () => {
+    if (!result || !result.moves.length || ruling) return;
+    play(await tablesMove(result, game));
+  };
   const playLine = async () => {
-    const r = await api('/api/mainline?fen=' + encodeURIComponent(fenParam(result.fen)));
-    if (!r.ok) { side.prepend(el('p', { class: 'error' }, r.body.error)); return; }
-    autoplay = { steps: r.body.steps, end: r.body.end, i: 0, timer: null };
+    const r = await api('/api/mainline?' + gameQuery(game));
+    if (!r.ok) { showError(r.body.error); return; }
+    if (!r.body.steps.length && r.body.repetition) { ruling = r.body.repetition; render(); return; }
+    autoplay = { steps: r.body.steps, end: r.body.end, i: 0, timer: null, game };
     advanceLine();
   };
   // DTM has no principal-line endpoint: the line plays the DTM best move page by page.
   const playMate = () => {
     stopAutoplay();
-    autoplay = { dtm: true, plies: 0, timer: null };
+    autoplay = { dtm: true, plies: 0, timer: null, game };
     advanceMate(result);
   };
   const setMetric = (m) => {
@@ -681,31 +797,37 @@ function positionPage(text) {
     stopAutoplay();
     render();
   };
+  const flip = () => { prefs.flipped = !prefs.flipped; positionPage.flipSet = true; route(); };
   function render() {
     side.textContent = '';
     if (!result) return;
     const r = result;
     const dtm = !!r.dtm, mate = byDtm(r);
     side.append(el('div', { class: 'value ' + r.result, id: 'value' }, valueText(r)));
+    if (ruling) side.append(el('p', { class: 'notice ruling', id: 'ruling' }, rulingText(ruling, parsePosition(r.fen).pos)));
     if (dtm) side.append(el('div', { class: 'value dtm ' + r.dtm.result, id: 'dtm-value' }, dtmText(r)));
     if (r.in_check) side.append(el('div', { class: 'small' }, '⚠ ' + t('check')));
     const explain = el('p', { class: 'explain' }, t('explain'), ' ', el('a', { href: '/help#order', 'data-nav': '' }, t('more')));
     side.append(explain);
     if (dtm) side.append(el('p', { class: 'explain', id: 'dtm-explain' }, t('explain.dtm'), ' ', el('a', { href: '/help#dtm', 'data-nav': '' }, t('more'))));
-    if (r.order > 0) side.append(el('p', { class: 'notice', id: 'order-note' }, t('explain.orders', { o: r.order })));
+    if (r.order > 0) {
+      side.append(el('p', { class: 'notice', id: 'order-note' }, t('explain.orders', { o: r.order }),
+        r.rule && !ruling ? ' ' + t('rule.marks') : ''));
+    }
     if (dtm && levelWhere(r.dtm.level)) side.append(el('p', { class: 'notice', id: 'dtm-level-note' }, levelNote(r.dtm.level)));
     const lineEnd = session.get('xqtb.lineEnd:' + fenParam(r.fen));
-    if (lineEnd) side.append(el('p', { class: 'notice', id: 'line-end' }, t('line.end.' + lineEnd)));
+    if (lineEnd && !ruling) side.append(el('p', { class: 'notice', id: 'line-end' }, t('line.end.' + lineEnd)));
+    const over = !!ruling || !r.moves.length;
     side.append(el('div', { class: 'toolbar' },
       el('button', { id: 'back', type: 'button', onclick: () => history.back(), title: '←' }, t('btn.back')),
       el('button', { id: 'forward', type: 'button', onclick: () => history.forward(), title: '→' }, t('btn.fwd')),
-      el('button', { id: 'suggest', class: 'primary', type: 'button', disabled: !r.moves.length, onclick: suggest, title: 'space' }, t('btn.suggest')),
+      el('button', { id: 'suggest', class: 'primary', type: 'button', disabled: over, onclick: suggest, title: 'space' }, t('btn.suggest')),
       autoplay
         ? el('button', { id: 'stop', type: 'button', onclick: stopLine }, t('btn.stop'))
         : mate
-          ? el('button', { id: 'play-mate', type: 'button', disabled: r.result === 'draw' || !r.moves.length, onclick: playMate }, t('btn.mate'))
-          : el('button', { id: 'play-line', type: 'button', disabled: r.result === 'draw' || !r.moves.length, onclick: playLine }, t('btn.line')),
-      el('button', { id: 'flip', type: 'button', onclick: () => { prefs.flipped = !prefs.flipped; positionPage.flipSet = true; route(); }, title: 'f' }, t('btn.flip')),
+          ? el('button', { id: 'play-mate', type: 'button', disabled: r.result === 'draw' || over, onclick: playMate }, t('btn.mate'))
+          : el('button', { id: 'play-line', type: 'button', disabled: r.result === 'draw' || over, onclick: playLine }, t('btn.line')),
+      el('button', { id: 'flip', type: 'button', onclick: flip, title: 'f' }, t('btn.flip')),
       el('a', { id: 'to-play', class: 'btn', href: '/play?fen=' + fenParam(r.fen), 'data-nav': '' }, t('btn.play')),
       el('a', { id: 'to-edit', class: 'btn', href: '/edit?fen=' + fenParam(r.fen), 'data-nav': '' }, t('btn.edit'))));
     if (!r.moves.length) {
@@ -716,33 +838,7 @@ function positionPage(text) {
       side.append(el('div', { class: 'metric', id: 'metric', role: 'group', 'aria-label': t('metric.label') },
         el('span', { class: 'small' }, t('metric.label')), pick('dtc', 'DTC'), pick('dtm', 'DTM')));
     }
-    const levels = dtm && r.moves.some((m) => levelWhere(m.dtm.level));
-    const moves = el('div', { class: 'moves' + (dtm ? ' dtm' : '') + (levels ? ' levels' : ''), id: 'moves' });
-    const ordered = orderedMoves(r);
-    for (const g of ['win', 'draw', 'loss']) {
-      const ms = ordered.filter((m) => moverResult(m) === g);
-      if (!ms.length) continue;
-      moves.append(el('h3', { class: g }, t('g.' + g) + ' (' + ms.length + ')'));
-      const ol = el('ol', {});
-      for (const m of ms) {
-        const chases = m.chases || [];
-        const best = isBest(r, m);
-        const flags = (best ? '*' : '') + (m.capture ? 'c' : '') + (m.check ? '+' : '') + (chases.length ? '~' : '');
-        const title = `${m.move} · ${m.wxf} · ${m.zh} → ${t('side.' + other(r.side))}: ${m.result}${m.distance === null ? '' : ' ' + m.distance}` +
-          (dtm ? ` · DTM ${m.dtm.result}${m.dtm.distance === null ? '' : ' ' + m.dtm.distance}${levelWhere(m.dtm.level) ? ' ' + levelText(m.dtm.level) : ''}` : '') +
-          (chases.length ? ' · ' + t('chases', { points: chases.join(' ') }) : '');
-        const b = el('button', { type: 'button', title, onclick: () => play(m),
-          onmouseenter: () => board.arrow(m.move), onmouseleave: () => board.arrow(null),
-          onfocus: () => board.arrow(m.move), onblur: () => board.arrow(null) },
-        el('span', { class: 'n' }, moveName(m)),
-        el('span', { class: 'v' + (dtm && m.best ? ' best' : '') }, orderValue(m)),
-        dtm ? el('span', { class: 'm' + (m.dtm.best ? ' best' : '') }, dtmValue(m)) : null,
-        el('span', { class: 'f' }, flags));
-        ol.append(el('li', { class: g + (best ? ' best' : ''), 'data-move': m.move }, b));
-      }
-      moves.append(ol);
-    }
-    side.append(moves);
+    side.append(moveList(r, board, play));
     if (r.moves.length) side.append(el('p', { class: 'small' }, t('legend')));
     if (dtm && r.moves.length) side.append(el('p', { class: 'small' }, t('legend.dtm')));
     side.append(el('div', { class: 'fenbox' }, el('input', { type: 'text', id: 'fen', value: r.fen, 'aria-label': t('fen'), spellcheck: 'false' }),
@@ -760,9 +856,14 @@ function positionPage(text) {
       return;
     }
     result = r.body;
+    // A game that starts here is named by the server's FEN (the address may hold the classic string).
+    if (!game.plies.length) game = { start: fenParam(result.fen), plies: [] };
+    ruling = await rulingOf(game);
     setTitle(result.material + ' ' + fenParam(result.fen));
     board.setPosition(parsePosition(result.fen).pos, last);
-    board.interactive(result.moves.map((m) => m.move), (mv) => play(result.moves.find((m) => m.move === mv)));
+    if (ruling) board.markRule([], ruling.chased);
+    else if (result.rule) board.markRule(result.rule.by, result.rule.chased);
+    if (!ruling) board.interactive(result.moves.map((m) => m.move), (mv) => play(result.moves.find((m) => m.move === mv)));
     render();
     const r0 = result;
     if (autoplay) autoplay.timer = setTimeout(() => (autoplay && autoplay.dtm ? advanceMate(r0) : advanceLine()), 400);
@@ -773,10 +874,42 @@ function positionPage(text) {
       if (ev.key === 'ArrowLeft') { history.back(); return true; }
       if (ev.key === 'ArrowRight') { history.forward(); return true; }
       if (ev.key === ' ') { suggest(); return true; }
-      if (ev.key === 'f') { prefs.flipped = !prefs.flipped; positionPage.flipSet = true; route(); return true; }
+      if (ev.key === 'f') { flip(); return true; }
       return false;
     },
   };
+}
+
+/** The legal moves of a probe answer, grouped by their result for the mover, as buttons. */
+function moveList(r, board, play) {
+  const dtm = !!r.dtm;
+  const levels = dtm && r.moves.some((m) => levelWhere(m.dtm.level));
+  const moves = el('div', { class: 'moves' + (dtm ? ' dtm' : '') + (levels ? ' levels' : ''), id: 'moves' });
+  const ordered = orderedMoves(r);
+  for (const g of ['win', 'draw', 'loss']) {
+    const ms = ordered.filter((m) => moverResult(m) === g);
+    if (!ms.length) continue;
+    moves.append(el('h3', { class: g }, t('g.' + g) + ' (' + ms.length + ')'));
+    const ol = el('ol', {});
+    for (const m of ms) {
+      const chases = m.chases || [];
+      const best = isBest(r, m);
+      const flags = (best ? '*' : '') + (m.capture ? 'c' : '') + (m.check ? '+' : '') + (chases.length ? '~' : '');
+      const title = `${m.move} · ${m.wxf} · ${m.zh} → ${t('side.' + other(r.side))}: ${m.result}${m.distance === null ? '' : ' ' + m.distance}` +
+        (dtm ? ` · DTM ${m.dtm.result}${m.dtm.distance === null ? '' : ' ' + m.dtm.distance}${levelWhere(m.dtm.level) ? ' ' + levelText(m.dtm.level) : ''}` : '') +
+        (chases.length ? ' · ' + t('chases', { points: chases.join(' ') }) : '');
+      const b = el('button', { type: 'button', title, onclick: () => play(m),
+        onmouseenter: () => board.arrow(m.move), onmouseleave: () => board.arrow(null),
+        onfocus: () => board.arrow(m.move), onblur: () => board.arrow(null) },
+      el('span', { class: 'n' }, moveName(m)),
+      el('span', { class: 'v' + (dtm && m.best ? ' best' : '') }, orderValue(m)),
+      dtm ? el('span', { class: 'm' + (m.dtm.best ? ' best' : '') }, dtmValue(m)) : null,
+      el('span', { class: 'f' }, flags));
+      ol.append(el('li', { class: g + (best ? ' best' : ''), 'data-move': m.move }, b));
+    }
+    moves.append(ol);
+  }
+  return moves;
 }
 
 /** The principal line being played out, one ply per page, or null. */
@@ -790,12 +923,14 @@ function advanceLine() {
   if (!a) return;
   if (a.i >= a.steps.length) { autoplay = null; route(); return; }
   const s = a.steps[a.i++];
+  a.game = extend(a.game, s);
   session.set('xqtb.last:' + fenParam(s.fen), s.move);
   if (a.i === a.steps.length) {
-    session.set('xqtb.lineEnd:' + fenParam(s.fen), a.end);
+    // A repetition is judged by the page it ends on (its game repeats a position).
+    if (a.end !== 'repetition') session.set('xqtb.lineEnd:' + fenParam(s.fen), a.end);
     autoplay = null;
   }
-  go('/?fen=' + fenParam(s.fen));
+  go('/?fen=' + fenParam(s.fen), true, { game: a.game });
 }
 /** One ply of the DTM line from the position `r` shows, or its end. */
 function advanceMate(r) {
@@ -814,24 +949,41 @@ function advanceMate(r) {
   }
   const m = bestMove(r);
   a.plies++;
+  a.game = extend(a.game, m);
   session.set('xqtb.last:' + fenParam(m.fen), m.move);
-  go('/?fen=' + fenParam(m.fen));
+  go('/?fen=' + fenParam(m.fen), true, { game: a.game });
 }
 
 // ---------------------------------------------------------------- play mode
 
 function playPage(text, userSide) {
   const root = app();
-  const board = makeBoard();
+  const boardCol = el('div', { class: 'board-col' });
   const side = el('div', { class: 'side-col' });
-  root.replaceChildren(el('div', { class: 'layout' }, el('div', { class: 'board-col' }, board.svg), side));
-  let cur = null, you = userSide === 'b' || userSide === 'w' ? userSide : null, timer = null, converted = false;
+  root.replaceChildren(el('div', { class: 'layout' }, boardCol, side));
+  let board = null, cur = null, timer = null, game = gameOf(text);
+  let you = userSide === 'b' || userSide === 'w' ? userSide : null;
   const url = (fen) => '/play?fen=' + fenParam(fen) + '&side=' + you;
+  // The player's side at the bottom, unless the board was flipped by hand.
+  const drawBoard = () => {
+    if (you && !positionPage.flipSet) prefs.flipped = you === 'b';
+    if (!board || board.flipped !== prefs.flipped) {
+      board = makeBoard();
+      boardCol.replaceChildren(board.svg);
+    }
+  };
+  const moveTo = (m) => {
+    game = extend(game, m);
+    history.pushState({ game }, '', url(m.fen));
+    load(m.fen, m.move);
+  };
+  const flip = () => { prefs.flipped = !prefs.flipped; positionPage.flipSet = true; route(); };
 
   async function load(fen, last) {
     const r = await api('/api/probe?fen=' + encodeURIComponent(fenParam(fen)));
     side.textContent = '';
     if (!r.ok) {
+      drawBoard();
       try { board.setPosition(parsePosition(fen).pos, last); } catch (e) { /* the error says why */ }
       side.append(el('p', { class: 'error', id: 'error' }, r.body.error),
         el('div', { class: 'toolbar' },
@@ -840,19 +992,31 @@ function playPage(text, userSide) {
       return;
     }
     cur = r.body;
-    if (!you) { you = cur.side; history.replaceState(null, '', url(cur.fen)); }
-    if (you === 'b' && !positionPage.flipSet) prefs.flipped = true;
-    board.setPosition(parsePosition(cur.fen).pos, last);
+    if (!game.plies.length) game = { start: fenParam(cur.fen), plies: [] };
+    if (!you) { you = cur.side; history.replaceState({ game }, '', url(cur.fen)); }
+    drawBoard();
+    const pos = parsePosition(cur.fen).pos;
+    board.setPosition(pos, last);
     side.append(el('h1', {}, t('play.title')));
     side.append(el('p', { class: 'small' }, t('play.hint')));
     side.append(el('p', {}, t('play.you', { side: t('side.' + you) })));
     const status = el('p', { class: 'value', id: 'play-status' });
     side.append(status);
-    if (converted) side.append(el('p', { class: 'notice' }, t('play.converted')));
+    const lastPly = game.plies[game.plies.length - 1];
+    if (lastPly && lastPly.capture) side.append(el('p', { class: 'notice' }, t('play.converted')));
     side.append(el('div', { class: 'toolbar' },
       el('a', { id: 'lookup', class: 'btn', href: '/?fen=' + fenParam(cur.fen), 'data-nav': '' }, t('btn.lookup')),
       el('button', { type: 'button', onclick: () => history.back() }, t('btn.back')),
-      el('button', { type: 'button', onclick: () => { prefs.flipped = !prefs.flipped; positionPage.flipSet = true; route(); } }, t('btn.flip'))));
+      el('button', { type: 'button', id: 'flip', onclick: flip }, t('btn.flip'))));
+    if (game.plies.length) {
+      side.append(el('ol', { class: 'game', id: 'game-moves' }, game.plies.map((p) => el('li', {}, moveName(p)))));
+    }
+    const ruling = await rulingOf(game);
+    if (ruling) {
+      status.textContent = t('play.over.rule', { text: rulingText(ruling, pos) });
+      board.markRule([], ruling.chased);
+      return;
+    }
     if (!cur.moves.length) {
       const how = t(cur.in_check ? 'mated' : 'stalemated');
       status.textContent = cur.side === you ? t('play.over.lost', { how }) : t('play.over.won', { how });
@@ -860,29 +1024,20 @@ function playPage(text, userSide) {
     }
     if (cur.side === you) {
       status.textContent = t('play.yourmove');
-      board.interactive(cur.moves.map((m) => m.move), (mv) => {
-        const m = cur.moves.find((x) => x.move === mv);
-        converted = m.capture;
-        history.pushState(null, '', url(m.fen));
-        load(m.fen, mv);
-      });
+      board.interactive(cur.moves.map((m) => m.move), (mv) => moveTo(cur.moves.find((x) => x.move === mv)));
       // The moves as plain buttons too (small screens, keyboards), without values.
       const list = el('div', { class: 'moves', id: 'moves' }, el('ol', {}, cur.moves.slice().sort((a, b) => a.move < b.move ? -1 : 1).map((m) =>
-        el('li', { 'data-move': m.move }, el('button', { type: 'button', onclick: () => { converted = m.capture; history.pushState(null, '', url(m.fen)); load(m.fen, m.move); },
+        el('li', { 'data-move': m.move }, el('button', { type: 'button', onclick: () => moveTo(m),
           onmouseenter: () => board.arrow(m.move), onmouseleave: () => board.arrow(null) }, el('span', { class: 'n' }, moveName(m)))))));
       side.append(list);
     } else {
       status.textContent = t('play.thinking');
-      timer = setTimeout(() => {
-        const m = bestMove(cur);
-        converted = m.capture;
-        history.pushState(null, '', url(m.fen));
-        load(m.fen, m.move);
-      }, 600);
+      const r0 = cur;
+      timer = setTimeout(async () => { const m = await tablesMove(r0, game); if (cur === r0) moveTo(m); }, 600);
     }
   }
   load(text, null);
-  return { leave() { clearTimeout(timer); } };
+  return { leave() { clearTimeout(timer); cur = null; } };
 }
 
 // ---------------------------------------------------------------- board editor
@@ -1122,7 +1277,7 @@ const HELP = {
     ['h2', 'Value', 'value'],
     ['p', 'The value counts plies (half-moves) to the next conversion — a capture, or mate — when both sides play best. Odd: the side to move wins; even: it loses; a draw has no number. Stalemate loses in Xiangqi. The winner picks the move to the smallest even value; the loser the largest odd one. Best moves are marked *, captures c, checks +.'],
     ['h2', 'Order', 'order'],
-    ['p', 'Under the Asian rules a side may not check or chase forever: a side that keeps a perpetual check or chase must change, or it loses. So a side can also win by forcing its opponent into a situation where every move either loses or perpetually checks or chases. Such a position, and every position leading to it, gets an order: order k means the winner still has k such situations to force before the final conversion, and the value counts plies to the next one. Lower orders are better for the winner. Endings where only one side has attacking pieces have order 0 only; tables built under the Asian rules have higher orders where endless play decides the result (KRKN has orders 0 and 1, KRCKR 0 to 20).'],
+    ['p', 'Under the Asian rules a side may not check or chase forever: when a position repeats, the side that gave check with every move since loses (if both did, it is a draw); otherwise a side that chased one and the same piece with every move loses. So a side can also win by forcing its opponent into positions where every move either loses or keeps checking or chasing. Such a position, and every position leading to it, has an order above 0: the value then counts plies until the losing side has nothing left but the forbidden check or chase, and the pieces that will give it are ringed on the board. Every way out leads to a position of a lower order, where the rules may decide again; lower orders are better for the winner. Endings where only one side has attacking pieces have order 0 only; tables built under the Asian rules have higher orders where endless play decides the result (KRKN has orders 0 and 1, KRCKR 0 to 20). Suggested moves, Play to conversion and play mode keep the game\'s history and stop at a repeated position with the rules\' verdict.'],
     ['h2', 'Distance to mate (DTM)', 'dtm'],
     ['p', 'Where the table directory also holds distance-to-mate tables (xqtb build --metric both), each position also shows its distance to mate: plies to checkmate or stalemate when the winner mates as fast as it can and the loser holds out longest, counted through captures (a capture does not restart the count). Beside each move\'s (order-value) is M and its distance to mate. The switch above the moves (DTC / DTM) chooses the metric that orders them and marks the best moves *, and the one the suggested move, play mode and the line played out follow: "Play to conversion" under DTC, "Play to mate" under DTM. The choice is remembered. Win, draw or loss is the same under both metrics.'],
     ['p', 'Under the Asian rules some wins end not in mate but in a ruling on perpetual check or chase. Their distance to mate has a level, written like (1) or (0, 2): the last nonzero number is the phase of the Asian rules (the order) the ruling falls in, and its place the number of captures before it: (1) in this table, (0, 2) in the table reached after one capture. The distance then counts plies until the losing side can only check or chase forever. For the winner a lower level is better, then a shorter distance; for the loser a higher level, then a longer one. A move that captures shows the smaller table\'s own level: (1) there is (0, 1) here.'],
@@ -1143,7 +1298,7 @@ const HELP = {
     ['h2', 'Value（值）', 'value'],
     ['p', '值是雙方都走最佳著法時，到下一次轉換（吃子或將死）的步數（半回合）。奇數：走子方勝；偶數：走子方負；和局無數字。象棋中困斃為負。勝方選擇走到最小偶數的著法，負方選擇最大奇數。最佳著法標 *，吃子標 c，將軍標 +。'],
     ['h2', 'Order（階）', 'order'],
-    ['p', '依亞洲規則，不可長將或長捉：長將、長捉的一方必須變著，否則判負。因此一方也可以迫使對方進入「每一著不是輸就是長將長捉」的局面而取勝。這種局面及所有導向它的局面都有一個階：階 k 表示勝方在最後轉換前還要迫成 k 次這種局面，值則算到下一次。對勝方而言階越低越好。只有一方有攻擊子的殘局，階都是 0；依亞洲規則建造的殘局庫，在長將長捉決定勝負之處有更高的階（KRKN 有 0、1 兩階，KRCKR 有 0 至 20 階）。'],
+    ['p', '依亞洲規則，不可長將或長捉：局面重複時，自上次出現以來每著都將軍的一方判負（雙方都如此則判和）；否則每著都捉同一個子的一方判負。因此一方也可以迫使對方進入「每一著不是輸就是繼續將軍或捉子」的局面而取勝。這種局面及所有導向它的局面的階大於 0：值算到負方只剩被禁止的長將或長捉為止，棋盤上圈出將要將軍或捉子的棋子。負方的每一種變著都進入較低階的局面，在那裡規則可能再次裁決；對勝方而言階越低越好。只有一方有攻擊子的殘局，階都是 0；依亞洲規則建造的殘局庫，在長將長捉決定勝負之處有更高的階（KRKN 有 0、1 兩階，KRCKR 有 0 至 20 階）。電腦代走、走到轉換與練習攻防都記住對局經過，局面重複時停下並依規則裁決。'],
     ['h2', '距將死步數（DTM）', 'dtm'],
     ['p', '若殘局庫目錄中也有距將死殘局庫（xqtb build --metric both），每個局面也顯示距將死步數：勝方儘快將死、負方儘量拖延時，到將死或困斃的步數，吃子不重新計數。每個著法的（階-值）旁以 M 標出其距將死步數。著法列表上方的切換（DTC / DTM）決定以哪個標準排序著法、標出最佳著法 *，以及電腦代走、練習攻防與自動走子所依的標準：DTC 為「走到轉換」，DTM 為「走到將死」。選擇會被記住。兩種標準的勝、和、負相同。'],
     ['p', '依亞洲規則，有些勝局不是以將死結束，而是以長將、長捉的裁決結束。它們的距將死步數帶有層級，寫作 (1) 或 (0, 2)：最後一個非零數字是裁決所在的亞洲規則階，它的位置是之前的吃子次數：(1) 在本殘局庫，(0, 2) 在吃一子後到達的殘局庫。步數則算到負方只能長將或長捉的局面。對勝方而言層級越低越好，其次步數越少；對負方則層級越高越好，其次步數越多。吃子的著法顯示較小殘局庫本身的層級：那裡的 (1) 在這裡是 (0, 1)。'],

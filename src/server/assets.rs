@@ -33,7 +33,7 @@ const FAVICON: Asset = Asset {
 /// Crawlers may read the home, tables, statistics and help pages, not one page per position
 /// (`/?fen=…`, `/play?fen=…`, `/edit?fen=…`) nor the API.
 const ROBOTS: &str =
-    "User-agent: *\nDisallow: /?\nDisallow: /play\nDisallow: /edit\nDisallow: /api/\n";
+    "User-agent: *\nDisallow: /?\nDisallow: /play\nDisallow: /edit\nDisallow: /endgame.cgi\nDisallow: /api/\n";
 
 /// The web pages, their assets, the favicon and `robots.txt`, all compiled into the binary;
 /// anything else is a plain-text 404.
@@ -46,6 +46,9 @@ pub fn routes() -> Router<Arc<State>> {
         .route("/tables", page())
         .route("/help", page())
         .route("/stats/{material}", page())
+        // The classic query system's addresses (`/endgame.cgi?STRING`, `/play.cgi?STRING`).
+        .route("/endgame.cgi", page())
+        .route("/play.cgi", page())
         .route(
             "/assets/app.js",
             get(|h: HeaderMap| async move { serve(&APP_JS, &h, "no-cache") }),

@@ -360,3 +360,60 @@ fn only_table_files_are_listed() {
         .unwrap();
     assert_eq!(r.status().as_u16(), 405);
 }
+
+/// `/api/mainline` with a game (`moves=`): the line through KRKN's order-1 perpetual check to
+/// the repetition and its ruling, the same repetition for a game that has reached it, and
+/// clear errors for bad moves. The cycle is checked by hand: Kd0-d1, Nb1-c3+ (leg c2),
+/// Kd1-d0, Nc3-b1+ (leg c2 again) stands where the game started, Black checking every time.
+#[test]
+fn mainline_in_a_game_ends_with_the_rules_ruling() {
+    let dir = built(&["KRKN"]);
+    let server = Server::start(dir.path());
+    let start = "9/9/4k4/9/9/9/9/9/1n7/R2K5_w";
+    let ruling = serde_json::json!({
+        "first": 0, "again": 4, "red": null, "black": "check",
+        "loser": "b", "rule": "check", "chased": null
+    });
+    let line = get(&server.url(&format!("/api/mainline?fen={start}"))).json();
+    let moves: Vec<&str> = line["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["move"].as_str().unwrap())
+        .collect();
+    assert_eq!(moves, ["d0d1", "b1c3", "d1d0", "c3b1"]);
+    assert_eq!(
+        (&line["end"], &line["repetition"]),
+        (&"repetition".into(), &ruling)
+    );
+
+    // The game so far counts: after the four moves the repetition is there already.
+    let done = get(&server.url(&format!(
+        "/api/mainline?fen={start}&moves=d0d1,b1c3,d1d0,c3b1"
+    )))
+    .json();
+    assert_eq!(done["steps"], serde_json::json!([]));
+    assert_eq!(done["repetition"], ruling);
+    // Two moves in, the line goes on from there and plies count from the game's start.
+    let half = get(&server.url(&format!("/api/mainline?fen={start}&moves=d0d1%20b1c3"))).json();
+    assert_eq!(half["fen"], "9/9/4k4/9/9/9/2n6/9/3K5/R8 w - - 0 1");
+    assert_eq!(half["steps"].as_array().unwrap().len(), 2);
+    assert_eq!(half["repetition"]["again"], 4);
+
+    for (moves, status, says) in [
+        ("d0d2", 400, "move 1 (d0d2) is not legal"),
+        ("d0d1,zz", 400, "bad move \"zz\" (move 2 of `moves`)"),
+    ] {
+        let r = get(&server.url(&format!("/api/mainline?fen={start}&moves={moves}")));
+        assert_eq!(r.status, status, "{moves}: {}", r.body);
+        assert!(
+            r.json()["error"].as_str().unwrap().contains(says),
+            "{moves}: {}",
+            r.body
+        );
+    }
+    let long = vec!["d0d1"; 2001].join(",");
+    let r = get(&server.url(&format!("/api/mainline?fen={start}&moves={long}")));
+    assert_eq!(r.status, 400);
+    assert!(r.body.contains("game too long (2001 moves)"), "{}", r.body);
+}

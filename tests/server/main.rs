@@ -16,4 +16,5 @@ mod dtm_page;
 mod errors;
 mod http_api;
 mod query_page;
+mod rules_page;
 mod slow_clients;

@@ -25,14 +25,18 @@ fn cli_probe(dir: &Path, fen: &str) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// The sentence the page shows for a probe answer (English).
+/// The sentence the page shows for a probe answer of order 0 (English).
 fn value_sentence(p: &Value) -> String {
     let side = if p["side"] == "w" { "Red" } else { "Black" };
+    let plies = match p["distance"].as_u64() {
+        Some(1) => "1 ply".to_string(),
+        d => format!("{} plies", d.unwrap_or_default()),
+    };
     match p["result"].as_str().unwrap() {
         "draw" => format!("{side} to move: draw"),
         "win" => format!(
-            "{side} to move wins: {} plies to conversion, order {}",
-            p["distance"], p["order"]
+            "{side} to move wins: {plies} to conversion, order {}",
+            p["order"]
         ),
         _ if p["moves"].as_array().unwrap().is_empty() => {
             format!(
@@ -41,8 +45,8 @@ fn value_sentence(p: &Value) -> String {
             )
         }
         _ => format!(
-            "{side} to move loses: conversion in {} plies, order {}",
-            p["distance"], p["order"]
+            "{side} to move loses: conversion in {plies}, order {}",
+            p["order"]
         ),
     }
 }
@@ -228,8 +232,8 @@ fn the_query_page_in_a_real_browser() {
     b.click("#lang");
     b.wait_for("English again", VALUE_READY);
 
-    // Orders above 0 (tables built under the Asian rules) are shown and explained. No table
-    // has them yet, so the page's own requests are answered with order 2 here.
+    // Orders above 0 are shown and explained wherever they come (tests/server/rules_page.rs
+    // has real ones): here the page's own requests are answered with order 2.
     b.eval(
         "const orig = window.fetch;
          window.fetch = async (u, o) => {
@@ -246,7 +250,7 @@ fn the_query_page_in_a_real_browser() {
     wait_value(&b, "Red to move wins: 21 plies to conversion, order 2");
     let note = b.text("#order-note");
     assert!(
-        note.contains("order 2 > 0") && note.contains("perpetual check or chase"),
+        note.starts_with("Order 2: this result rests on the Asian rules"),
         "{note}"
     );
     let ov = b.text("#moves li[data-move='e4c5'] .v");
