@@ -43,6 +43,55 @@ pub fn routes() -> Router<Arc<State>> {
     quick
         .merge(full_pass)
         .method_not_allowed_fallback(not_allowed)
+        .layer(axum::middleware::from_fn(etag))
+        .layer(cors())
+}
+
+/// Any site may call the API from a browser, as it may call lichess's: every answer, errors
+/// included, carries `Access-Control-Allow-Origin: *`, and a preflight `OPTIONS` is answered.
+fn cors() -> tower_http::cors::CorsLayer {
+    use tower_http::cors::{Any, CorsLayer};
+    CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::HEAD])
+        .expose_headers([header::ETAG])
+        .max_age(std::time::Duration::from_secs(86_400))
+}
+
+/// A weak `ETag` on every successful answer (the crc32 and length of its JSON body, so the same
+/// answer has the same tag in every run of the server), and `304 Not Modified` with no body
+/// when the request's `If-None-Match` names it.
+async fn etag(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let held = req.headers().get(header::IF_NONE_MATCH).cloned();
+    let r = next.run(req).await;
+    if r.status() != StatusCode::OK {
+        return r;
+    }
+    let (mut parts, body) = r.into_parts();
+    let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+        Ok(b) => b,
+        Err(e) => {
+            return ApiError::Unavailable(format!("the answer could not be read: {e}"))
+                .into_response()
+        }
+    };
+    let tag = format!("W/\"{:08x}-{:x}\"", crc32fast::hash(&bytes), bytes.len());
+    let value = HeaderValue::from_str(&tag).expect("an ETag is ASCII");
+    parts.headers.insert(header::ETAG, value);
+    if held.is_some_and(|h| names_tag(&h, &tag)) {
+        parts.status = StatusCode::NOT_MODIFIED;
+        parts.headers.remove(header::CONTENT_LENGTH);
+        parts.headers.remove(header::CONTENT_TYPE);
+        return Response::from_parts(parts, axum::body::Body::empty());
+    }
+    Response::from_parts(parts, axum::body::Body::from(bytes))
+}
+
+/// Whether an `If-None-Match` value names `tag` (weak comparison, RFC 9110 §13.1.2).
+fn names_tag(held: &HeaderValue, tag: &str) -> bool {
+    let opaque = |t: &str| t.trim().trim_start_matches("W/").to_string();
+    held.to_str()
+        .is_ok_and(|h| h.trim() == "*" || h.split(',').any(|t| opaque(t) == opaque(tag)))
 }
 
 /// A known endpoint asked with another method than GET (or HEAD); axum adds `Allow`.

@@ -417,3 +417,73 @@ fn mainline_in_a_game_ends_with_the_rules_ruling() {
     assert_eq!(r.status, 400);
     assert!(r.body.contains("game too long (2001 moves)"), "{}", r.body);
 }
+
+/// Another site's page may call the API (CORS), every error included; answers carry an ETag
+/// and a client holding it gets `304 Not Modified` without a body.
+#[test]
+fn cors_and_etags() {
+    use crate::support::request_with;
+    let dir = tables();
+    let server = Server::start(dir.path());
+    let origin = [("Origin", "https://example.org")];
+    let probe = server.url("/api/probe?fen=4K44B49994n495k399");
+    let r = get_with(&probe, &origin);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("access-control-allow-origin"), Some("*"));
+    let tag = r.header("etag").expect("an ETag").to_string();
+    assert!(tag.starts_with("W/\""), "{tag}");
+    assert_eq!(
+        get(&probe).header("etag"),
+        Some(tag.as_str()),
+        "the same answer, the same tag"
+    );
+    let other = get(&server.url("/api/probe?fen=4K44B49994n495k3990"));
+    assert_ne!(other.header("etag"), Some(tag.as_str()));
+    for held in [tag.clone(), format!("\"x\", {tag}"), "*".to_string()] {
+        let r = get_with(&probe, &[("If-None-Match", held.as_str())]);
+        assert_eq!((r.status, r.body.as_str()), (304, ""), "{held}");
+        assert_eq!(r.header("etag"), Some(tag.as_str()));
+    }
+    assert_eq!(
+        get_with(&probe, &[("If-None-Match", "W/\"0-0\"")]).status,
+        200
+    );
+
+    // A preflight is answered; errors of every kind carry the header and a JSON body.
+    let pre = request_with(
+        "OPTIONS",
+        &probe,
+        &[
+            ("Origin", "https://example.org"),
+            ("Access-Control-Request-Method", "GET"),
+        ],
+    );
+    assert_eq!(pre.status, 200, "{}", pre.body);
+    assert_eq!(pre.header("access-control-allow-origin"), Some("*"));
+    assert!(pre
+        .header("access-control-allow-methods")
+        .unwrap()
+        .contains("GET"));
+    for (method, path, status) in [
+        ("GET", "/api/probe?fen=nonsense", 400),
+        ("GET", "/api/probe?fen=3k5/9/9/9/9/9/9/9/9/4K1R2_w", 404),
+        ("GET", "/api/nothing", 404),
+        ("POST", "/api/probe?fen=4K44B49994n495k399", 405),
+    ] {
+        let r = request_with(method, &server.url(path), &origin);
+        assert_eq!(r.status, status, "{method} {path}: {}", r.body);
+        assert_eq!(
+            r.header("access-control-allow-origin"),
+            Some("*"),
+            "{method} {path}"
+        );
+        assert!(r.json()["error"].is_string(), "{method} {path}: {}", r.body);
+    }
+    // Every OPTIONS is answered as a preflight: the methods the API answers.
+    let r = request_with("OPTIONS", &probe, &[]);
+    assert_eq!(r.status, 200);
+    assert!(r
+        .header("access-control-allow-methods")
+        .unwrap()
+        .contains("GET"));
+}

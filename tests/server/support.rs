@@ -166,11 +166,16 @@ pub fn get(url: &str) -> Reply {
 
 /// `method` on `url`, with an empty body.
 pub fn request(method: &str, url: &str) -> Reply {
-    let req = ureq::http::Request::builder()
-        .method(method)
-        .uri(url)
-        .body(&b""[..])
-        .unwrap();
+    request_with(method, url, &[])
+}
+
+/// `method` on `url` with extra headers, with an empty body.
+pub fn request_with(method: &str, url: &str, headers: &[(&str, &str)]) -> Reply {
+    let mut req = ureq::http::Request::builder().method(method).uri(url);
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let req = req.body(&b""[..]).unwrap();
     let mut resp = agent()
         .run(req)
         .unwrap_or_else(|e| panic!("{method} {url}: {e}"));
