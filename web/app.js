@@ -70,12 +70,18 @@ const TEXT = {
     'tables.title': 'Tables', 'tables.none': 'No tables in this directory yet: build some with `xqtb build KNKA --dir <DIR>`.',
     'tables.material': 'Material', 'tables.positions': 'Positions', 'tables.redwin': 'Red win %', 'tables.blackdraw': 'Black draw %',
     'tables.longest': 'Longest win (order: plies)', 'tables.size': 'File size', 'tables.unavailable': 'Unavailable tables',
-    'tables.group': '{red} against {black}', 'tables.nothing': 'no attacking piece', 'tables.defenders': 'Kings, advisors and elephants only',
+    'tables.kind.rook': 'Rook endings', 'tables.kind.horse': 'Horse endings', 'tables.kind.cannon': 'Cannon endings',
+    'tables.kind.pawn': 'Pawn endings', 'tables.kind.misc': 'Other endings',
+    'tables.more': '{n} more orders', 'tables.longest.title': 'order {o}: a win in {d} plies',
+    'tables.note': 'Grouped as the classic query system groups them, by Red\'s attacking pieces (Red is listed first). Click a heading to sort. Longest win: order: plies, for order 0 and the highest order.',
     'stats.title': 'Statistics of {m}', 'stats.side': 'Side to move', 'stats.legal': 'Legal', 'stats.win': 'Win', 'stats.draw': 'Draw', 'stats.loss': 'Loss',
     'stats.longest': 'Longest win per order', 'stats.order': 'Order', 'stats.plies': 'Plies', 'stats.example': 'Example position',
     'stats.hist': 'Distance histogram, {side} to move, order {o}', 'stats.histnote': 'Positions per distance to conversion: odd distances are wins (green), even are losses (red).',
     'stats.pawns': 'By the most advanced pawn ({side} to move)', 'stats.pawnnote': 'Ranks counted from the pawn owner\'s back rank: 3–4 not yet across the river, 5–7 high pawn (高兵), 8 low pawn (低兵), 9 bottom pawn (底兵).',
     'stats.redpawn': 'Red pawn rank', 'stats.blackpawn': 'Black pawn rank', 'stats.nopawn': 'none',
+    'stats.pawn.home': 'not across the river', 'stats.pawn.high': 'high pawn', 'stats.pawn.low': 'low pawn', 'stats.pawn.bottom': 'bottom pawn',
+    'stats.orders': 'Orders', 'stats.longestplies': 'Longest win (plies)', 'stats.hists': 'Distances',
+    'stats.ordersnote': 'Both sides to move together. Orders above 0 are positions whose result rests on the Asian rules against perpetual check and chase.',
     'stats.file': 'File {f}, {b}, rule set {r}.', 'stats.verdict.redwin': 'Red wins this ending as a rule (red win ≥ 98%).',
     'stats.verdict.draw': 'This ending is a draw as a rule (black draw ≥ 98%).', 'stats.verdict.open': 'Neither a rule win nor a rule draw: the result depends on the position.',
     'loading': 'Loading…', 'error': 'Error', 'notfound': 'Page not found.',
@@ -150,12 +156,18 @@ const TEXT = {
     'tables.title': '殘局庫', 'tables.none': '此目錄中還沒有殘局庫：用 `xqtb build KNKA --dir <DIR>` 建造。',
     'tables.material': '子力', 'tables.positions': '局面數', 'tables.redwin': '紅勝率 %', 'tables.blackdraw': '黑和率 %',
     'tables.longest': '最長著手（階：步）', 'tables.size': '檔案大小', 'tables.unavailable': '無法使用的殘局庫',
-    'tables.group': '{red} 對 {black}', 'tables.nothing': '無攻擊子', 'tables.defenders': '只有將帥、士、象',
+    'tables.kind.rook': '車類殘局', 'tables.kind.horse': '馬類殘局', 'tables.kind.cannon': '炮類殘局',
+    'tables.kind.pawn': '兵類殘局', 'tables.kind.misc': '其他殘局',
+    'tables.more': '另有 {n} 階', 'tables.longest.title': '階 {o}：{d} 步（半回合）勝',
+    'tables.note': '依經典查詢系統的分類，以紅方（列在前面）的攻擊子分組。點擊欄名排序。最長著手：階：步，列出階 0 與最高階。',
     'stats.title': '{m} 統計', 'stats.side': '走子方', 'stats.legal': '合法', 'stats.win': '勝', 'stats.draw': '和', 'stats.loss': '負',
     'stats.longest': '各階最長著手', 'stats.order': '階', 'stats.plies': '步', 'stats.example': '例局',
     'stats.hist': '步數分佈，輪{side}走，階 {o}', 'stats.histnote': '各步數（到轉換）的局面數：奇數為勝（綠），偶數為負（紅）。',
     'stats.pawns': '按最前兵卒分（輪{side}走）', 'stats.pawnnote': '自兵卒所屬方的底線算起：3–4 未過河，5–7 高兵，8 低兵，9 底兵。',
     'stats.redpawn': '紅兵所在線', 'stats.blackpawn': '黑卒所在線', 'stats.nopawn': '無',
+    'stats.pawn.home': '未過河', 'stats.pawn.high': '高兵', 'stats.pawn.low': '低兵', 'stats.pawn.bottom': '底兵',
+    'stats.orders': '各階', 'stats.longestplies': '最長著手（步）', 'stats.hists': '步數分佈',
+    'stats.ordersnote': '雙方走子合計。階大於 0 的局面，其結果取決於亞洲規則禁止長將、長捉。',
     'stats.file': '檔案 {f}，{b}，規則 {r}。', 'stats.verdict.redwin': '此殘局紅方例勝（紅勝率 ≥ 98%）。',
     'stats.verdict.draw': '此殘局例和（黑和率 ≥ 98%）。', 'stats.verdict.open': '非例勝亦非例和：巧勝或巧和，視局面而定。',
     'loading': '載入中…', 'error': '錯誤', 'notfound': '找不到頁面。',
@@ -233,6 +245,13 @@ function fmtBytes(b) {
   return (b / (1 << 30)).toFixed(2) + ' GiB';
 }
 function fmtInt(n) { return Number(n).toLocaleString('en-US'); }
+/** A count in at most five characters: 980, 44.9k, 12.98M. */
+function fmtCompact(n) {
+  if (n < 1e4) return fmtInt(n);
+  if (n < 1e6) return (n / 1e3).toFixed(1) + 'k';
+  if (n < 1e9) return (n / 1e6).toFixed(2) + 'M';
+  return (n / 1e9).toFixed(2) + 'G';
+}
 function pct(x, n) { return n ? (100 * x / n).toFixed(2) : '0.00'; }
 
 // ---------------------------------------------------------------- positions
@@ -1131,56 +1150,92 @@ function editPage(text) {
 
 // ---------------------------------------------------------------- tables page
 
-const NAMES = { R: ['rook', '車'], C: ['cannon', '炮'], N: ['horse', '馬'], P: ['pawn', '兵'] };
 function attackers(material) {
   const k2 = material.indexOf('K', 1);
   const part = (s) => [...s].filter((c) => 'RCNP'.includes(c)).join('');
   return [part(material.slice(1, k2)), part(material.slice(k2 + 1))];
 }
-function attackName(a) {
-  if (!a) return t('tables.nothing');
-  return [...a].map((c) => prefs.lang === 'zh' ? NAMES[c][1] : NAMES[c][0]).join(prefs.lang === 'zh' ? '' : ' + ');
+/** The classic system's kinds of ending, by Red's attacking pieces (the side listed first). */
+const KINDS = ['rook', 'horse', 'cannon', 'pawn', 'misc'];
+function kindOf(material) {
+  const [red] = attackers(material);
+  if (red.includes('R')) return 'rook';
+  const one = { N: 'horse', C: 'cannon', P: 'pawn' }[red[0]];
+  return one && [...red].every((c) => c === red[0]) ? one : 'misc';
 }
-function longestLinks(list) {
-  return list.length ? list.flatMap((l, i) => [i ? ', ' : '', el('a', { href: '/?fen=' + fenParam(l.fen), 'data-nav': '', class: 'longest' }, l.order + ': ' + l.distance)]) : '—';
+function pieceCount(material) { return [...material].filter((c) => c !== 'K').length; }
+
+/** The longest wins of a table: of order 0 and of its highest order shown, the rest folded. */
+function longestCell(list) {
+  if (!list.length) return '—';
+  const link = (l) => el('a', { href: '/?fen=' + fenParam(l.fen), 'data-nav': '', class: 'longest', title: t('tables.longest.title', { o: l.order, d: l.distance }) }, l.order + ': ' + l.distance);
+  const shown = [...new Set([list[0], list[list.length - 1]])];
+  const rest = list.filter((l) => !shown.includes(l));
+  const cell = shown.flatMap((l, i) => [i ? ' · ' : '', link(l)]);
+  if (rest.length) {
+    cell.push(el('details', { class: 'more-orders' }, el('summary', {}, t('tables.more', { n: rest.length })),
+      el('div', { class: 'order-links' }, rest.flatMap((l, i) => [i ? ' ' : '', link(l)]))));
+  }
+  return cell;
+}
+
+const TABLE_COLUMNS = {
+  material: (x) => [pieceCount(x.material), x.material],
+  positions: (x) => x.positions,
+  redwin: (x) => x.red_win_pct,
+  blackdraw: (x) => x.black_draw_pct,
+  longest: (x) => Math.max(0, ...x.longest_wins.map((l) => l.distance)),
+  size: (x) => x.file_bytes,
+};
+function cmpBy(key, dir) {
+  const f = TABLE_COLUMNS[key];
+  return (x, y) => {
+    const [a, b] = [f(x), f(y)];
+    const c = Array.isArray(a) ? (a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0)) : a - b;
+    return dir * c || (x.material < y.material ? -1 : 1);
+  };
 }
 
 function tablesPage() {
   const root = app();
   setTitle(t('tables.title'));
   root.replaceChildren(el('h1', {}, t('tables.title')), el('p', { class: 'small' }, t('loading')));
-  (async () => {
-    const r = await api('/api/tables');
-    if (!r.ok) { root.append(el('p', { class: 'error' }, r.body.error)); return; }
-    const { tables, unavailable } = r.body;
+  let data = null, sort = { key: 'material', dir: 1 };
+  function render() {
+    const { tables, unavailable } = data;
     const out = [el('h1', {}, t('tables.title'))];
     if (!tables.length && !unavailable.length) out.push(el('p', { class: 'notice' }, t('tables.none')));
-    const groups = new Map();
-    for (const x of tables) {
-      const [a, b] = attackers(x.material);
-      const key = a + '|' + b;
-      if (!groups.has(key)) groups.set(key, []);
-      groups.get(key).push(x);
-    }
-    const keys = [...groups.keys()].sort((x, y) => y.length - x.length || (x < y ? -1 : 1));
-    for (const key of keys) {
-      const [a, b] = key.split('|');
-      out.push(el('h2', {}, a || b ? t('tables.group', { red: attackName(a), black: attackName(b) }) : t('tables.defenders')));
-      const tb = el('tbody', {});
-      for (const x of groups.get(key)) {
-        tb.append(el('tr', { 'data-material': x.material },
-          el('td', {}, el('a', { href: '/stats/' + x.material, 'data-nav': '' }, x.material)),
-          el('td', {}, fmtInt(x.positions)), el('td', {}, x.red_win_pct.toFixed(2)), el('td', {}, x.black_draw_pct.toFixed(2)),
-          el('td', {}, longestLinks(x.longest_wins)), el('td', {}, fmtBytes(x.file_bytes))));
-      }
-      out.push(el('div', { class: 'scroll' }, el('table', { class: 'data' },
-        el('thead', {}, el('tr', {}, ['material', 'positions', 'redwin', 'blackdraw', 'longest', 'size'].map((k) => el('th', {}, t('tables.' + k))))), tb)));
+    if (tables.length) {
+      const head = el('tr', {}, Object.keys(TABLE_COLUMNS).map((k) => {
+        const mark = sort.key === k ? (sort.dir > 0 ? ' ▲' : ' ▼') : '';
+        return el('th', { class: k === 'longest' ? 'left' : null, 'aria-sort': sort.key === k ? (sort.dir > 0 ? 'ascending' : 'descending') : null },
+          el('button', { type: 'button', class: 'sort', 'data-sort': k, onclick: () => { sort = { key: k, dir: sort.key === k ? -sort.dir : 1 }; render(); } }, t('tables.' + k) + mark));
+      }));
+      const bodies = KINDS.map((kind) => {
+        const rows = tables.filter((x) => kindOf(x.material) === kind).sort(cmpBy(sort.key, sort.dir));
+        if (!rows.length) return null;
+        return el('tbody', { 'data-kind': kind },
+          el('tr', { class: 'group' }, el('th', { colspan: 6, scope: 'rowgroup' }, t('tables.kind.' + kind) + ' (' + rows.length + ')')),
+          rows.map((x) => el('tr', { 'data-material': x.material },
+            el('td', {}, el('a', { href: '/stats/' + x.material, 'data-nav': '' }, x.material)),
+            el('td', { class: 'num' }, fmtInt(x.positions)), el('td', { class: 'num' }, x.red_win_pct.toFixed(2)),
+            el('td', { class: 'num' }, x.black_draw_pct.toFixed(2)),
+            el('td', { class: 'longest-cell' }, longestCell(x.longest_wins)), el('td', { class: 'num' }, fmtBytes(x.file_bytes)))));
+      });
+      out.push(el('p', { class: 'small' }, t('tables.note')));
+      out.push(el('div', { class: 'scroll' }, el('table', { class: 'data tables', id: 'tables' }, el('thead', {}, head), bodies)));
     }
     if (unavailable.length) {
       out.push(el('h2', {}, t('tables.unavailable')));
       out.push(el('ul', {}, unavailable.map((u) => el('li', { class: 'error' }, u.file + ': ' + u.error))));
     }
     root.replaceChildren(...out);
+  }
+  (async () => {
+    const r = await api('/api/tables');
+    if (!r.ok) { root.append(el('p', { class: 'error' }, r.body.error)); return; }
+    data = r.body;
+    render();
   })();
   return {};
 }
@@ -1191,12 +1246,12 @@ function histogram(entries, order) {
   const es = entries.filter((e) => e.order === order);
   const maxD = Math.max(1, ...es.map((e) => e.distance));
   const maxN = Math.max(1, ...es.map((e) => e.positions));
-  const w = 640, h = 200, l = 56, b = 24, bw = (w - l - 8) / (maxD + 1);
+  const w = 640, h = 220, l = 84, b = 30, bw = (w - l - 8) / (maxD + 1);
   const svg = sv('svg', { class: 'chart', viewBox: `0 0 ${w} ${h + 8}`, role: 'img', 'data-order': order });
   svg.append(sv('line', { class: 'axis', x1: l, y1: h - b, x2: w - 4, y2: h - b }), sv('line', { class: 'axis', x1: l, y1: 6, x2: l, y2: h - b }));
   for (const f of [0, 0.5, 1]) {
     const y = h - b - f * (h - b - 10);
-    svg.append(sv('text', { x: l - 6, y: y + 4, 'text-anchor': 'end' }, fmtInt(Math.round(f * maxN))));
+    svg.append(sv('text', { x: l - 6, y: y + 6, 'text-anchor': 'end' }, fmtCompact(Math.round(f * maxN))));
   }
   for (const e of es) {
     const bh = (e.positions / maxN) * (h - b - 10);
@@ -1209,6 +1264,13 @@ function histogram(entries, order) {
     svg.append(sv('text', { x: l + d * bw + bw / 2, y: h - 6, 'text-anchor': 'middle' }, d));
   }
   return svg;
+}
+
+/** A most advanced pawn's rank, counted from its owner's back rank, with its name. */
+function pawnRank(rank) {
+  if (rank === null) return t('stats.nopawn');
+  const name = rank <= 4 ? 'stats.pawn.home' : rank <= 7 ? 'stats.pawn.high' : rank === 8 ? 'stats.pawn.low' : 'stats.pawn.bottom';
+  return rank + ' · ' + t(name);
 }
 
 function statsPage(material) {
@@ -1235,19 +1297,23 @@ function statsPage(material) {
     });
     out.push(el('div', { class: 'scroll' }, el('table', { class: 'data', id: 'wdl' }, el('thead', {}, el('tr', {},
       ['stats.side', 'stats.legal', 'stats.win', 'stats.draw', 'stats.loss'].map((k) => el('th', {}, t(k))), el('th', {}, ''))), el('tbody', {}, rows))));
-    out.push(el('h2', {}, t('stats.longest')));
-    const lw = el('tbody', {});
-    for (const k of ['w', 'b']) for (const l of s.sides[k].longest_wins) {
-      lw.append(el('tr', {}, el('td', {}, t('side.' + k)), el('td', {}, l.order), el('td', {}, l.distance),
-        el('td', {}, el('a', { href: '/?fen=' + fenParam(l.fen), 'data-nav': '', class: 'longest' }, l.fen))));
-    }
+    // Per order, both sides to move: positions won and lost, and the longest win.
+    out.push(el('h2', {}, t('stats.orders')));
+    const rowsOf = s.orders.map((o) => el('tr', { 'data-order': o.order },
+      el('td', { class: 'num' }, o.order), el('td', { class: 'num' }, fmtInt(o.win)), el('td', { class: 'num' }, fmtInt(o.loss)),
+      el('td', { class: 'num' }, o.longest_win ? o.longest_win.distance : '—'),
+      el('td', { class: 'fen' }, o.longest_win ? el('a', { href: '/?fen=' + fenParam(o.longest_win.fen), 'data-nav': '', class: 'longest' }, o.longest_win.fen) : '—')));
     out.push(el('div', { class: 'scroll' }, el('table', { class: 'data', id: 'longest' }, el('thead', {}, el('tr', {},
-      ['stats.side', 'stats.order', 'stats.plies', 'stats.example'].map((k) => el('th', {}, t(k))))), lw)));
+      ['stats.order', 'stats.win', 'stats.loss', 'stats.longestplies', 'stats.example'].map((k) => el('th', {}, t(k))))), el('tbody', {}, rowsOf))));
+    if (s.orders.length > 1) out.push(el('p', { class: 'small' }, t('stats.ordersnote')));
+    // Histograms, one per side and order; beyond the first two orders folded.
+    out.push(el('h2', {}, t('stats.hists')));
     const charts = el('div', { class: 'charts' });
     for (const k of ['w', 'b']) {
       const orders = [...new Set(s.sides[k].histogram.map((e) => e.order))].sort((a, b) => a - b);
       for (const o of orders) {
-        charts.append(el('figure', {}, el('figcaption', {}, t('stats.hist', { side: t('side.' + k), o })), histogram(s.sides[k].histogram, o)));
+        charts.append(el('details', { class: 'chart-box', open: o < 2, 'data-order': o },
+          el('summary', {}, t('stats.hist', { side: t('side.' + k), o })), histogram(s.sides[k].histogram, o)));
       }
     }
     out.push(charts);
@@ -1257,7 +1323,7 @@ function statsPage(material) {
       if (!pr) continue;
       out.push(el('h2', {}, t('stats.pawns', { side: t('side.' + k) })));
       const body = el('tbody', {}, pr.map((p) => el('tr', {},
-        el('td', {}, p.red === null ? t('stats.nopawn') : p.red), el('td', {}, p.black === null ? t('stats.nopawn') : p.black),
+        el('td', {}, pawnRank(p.red)), el('td', {}, pawnRank(p.black)),
         el('td', {}, fmtInt(p.legal)), el('td', {}, pct(p.win, p.legal) + '%'), el('td', {}, pct(p.draw, p.legal) + '%'), el('td', {}, pct(p.loss, p.legal) + '%'))));
       out.push(el('div', { class: 'scroll' }, el('table', { class: 'data pawns' }, el('thead', {}, el('tr', {},
         ['stats.redpawn', 'stats.blackpawn', 'stats.legal', 'stats.win', 'stats.draw', 'stats.loss'].map((x) => el('th', {}, t(x))))), body)));

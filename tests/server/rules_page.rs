@@ -270,6 +270,73 @@ fn the_rules_decide_on_the_page() {
         "const s = document.querySelector('#play-status'); return s && s.textContent",
     );
 
+    // The tables page: one table, grouped as the classic system groups endings, sortable.
+    b.goto(&server.url("/tables"));
+    b.wait_for(
+        "the tables",
+        "return document.querySelector(\"tr[data-material='KRKN']\")",
+    );
+    const GROUPS: &str = "return [...document.querySelectorAll('#tables tbody')].map(g => [g.dataset.kind, [...g.querySelectorAll('tr[data-material]')].map(r => r.dataset.material)])";
+    assert_eq!(
+        b.eval(GROUPS, json!([])),
+        json!([
+            ["rook", ["KRK", "KRKN"]],
+            ["horse", ["KNK"]],
+            ["misc", ["KK"]]
+        ])
+    );
+    b.click("button[data-sort='positions']");
+    b.click("button[data-sort='positions']");
+    assert_eq!(
+        b.eval(GROUPS, json!([]))[0],
+        json!(["rook", ["KRKN", "KRK"]]),
+        "largest first"
+    );
+    assert_eq!(
+        b.text("tr[data-material='KRKN'] td.longest-cell"),
+        "0: 23 · 1: 1"
+    );
+    b.screenshot(&shots.join("rules-tables.png"));
+
+    // Its statistics: a row per order, both sides together, as `xqtb stats --json` has them.
+    let stats: Value = serde_json::from_slice(
+        &xqtb()
+            .args(["stats", "KRKN", "--json", "--dir"])
+            .arg(dir.path())
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    b.goto(&server.url("/stats/KRKN"));
+    b.wait_for(
+        "the orders",
+        "return document.querySelector('#longest tr[data-order]')",
+    );
+    let rows = b.eval("return [...document.querySelectorAll('#longest tr[data-order]')].map(r => [...r.cells].slice(0, 3).map(c => c.textContent))", json!([]));
+    let want: Vec<Value> = stats["orders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            let n = |x: &Value| {
+                x.as_u64()
+                    .unwrap()
+                    .to_string()
+                    .as_bytes()
+                    .rchunks(3)
+                    .rev()
+                    .map(|c| std::str::from_utf8(c).unwrap())
+                    .collect::<Vec<_>>()
+                    .join(",")
+            };
+            json!([o["order"].to_string(), n(&o["win"]), n(&o["loss"])])
+        })
+        .collect();
+    assert_eq!(rows, json!(want));
+    assert_eq!(want.len(), 2, "KRKN has orders 0 and 1");
+    b.screenshot(&shots.join("rules-stats.png"));
+
     drop(b);
     let (ok, log) = server.stop();
     assert!(ok, "{log}");
