@@ -52,6 +52,7 @@ const TEXT = {
     'btn.mate': 'Play to mate', 'btn.stop': 'Stop', 'btn.flip': 'Flip board', 'btn.play': 'Play mode', 'btn.edit': 'Edit position',
     'btn.lookup': 'Look up answers', 'btn.restart': 'Restart', 'btn.load': 'Load', 'btn.analyse': 'Analyse',
     'btn.clear': 'Clear', 'btn.kings': 'Kings only', 'btn.start': 'Start position',
+    'btn.copy': 'Copy FEN', 'btn.copied': 'Copied', 'btn.side': 'Other side to move', 'btn.pgn': 'Download line (PGN)',
     'fen': 'FEN', 'qstring': 'Classic position string',
     'legend': '(order-value) of the position after the move, for the side to move there · * best · c capture · + check · ~ chases a piece (Asian rules)',
     'chases': 'chases the piece on {points}',
@@ -138,6 +139,7 @@ const TEXT = {
     'btn.mate': '走到將死', 'btn.stop': '停止', 'btn.flip': '翻轉棋盤', 'btn.play': '練習攻防', 'btn.edit': '擺局',
     'btn.lookup': '查閱解答', 'btn.restart': '重來', 'btn.load': '載入', 'btn.analyse': '查詢',
     'btn.clear': '清空', 'btn.kings': '只留將帥', 'btn.start': '初始局面',
+    'btn.copy': '複製 FEN', 'btn.copied': '已複製', 'btn.side': '換對方走', 'btn.pgn': '下載棋譜（PGN）',
     'fen': 'FEN', 'qstring': '經典局面字串',
     'legend': '（階-值）為走後局面對該走子方的值 · * 最佳 · c 吃子 · + 將軍 · ~ 捉子（亞洲規則）',
     'chases': '捉 {points} 之子',
@@ -237,6 +239,10 @@ async function api(path) {
 /** URL form of a FEN: spaces as `_`, only the board and side fields. */
 function fenParam(fen) {
   return fen.trim().split(/\s+/).slice(0, 2).join('_');
+}
+/** fenParam for a query string: `/` and `:` stay readable, anything unusual is escaped. */
+function fenArg(fen) {
+  return fenParam(fen).replace(/[^A-Za-z0-9/_:-]/g, (c) => encodeURIComponent(c));
 }
 function fmtBytes(b) {
   if (b < 1024) return b + ' B';
@@ -637,7 +643,7 @@ function repeated(g) {
 }
 /** The game as `/api/mainline` takes it. */
 function gameQuery(g) {
-  return 'fen=' + encodeURIComponent(g.start) + '&moves=' + g.plies.map((p) => p.move).join(',');
+  return 'fen=' + fenArg(g.start) + '&moves=' + g.plies.map((p) => p.move).join(',');
 }
 
 // ---------------------------------------------------------------- position page
@@ -670,6 +676,77 @@ function rulingText(rep, pos) {
   const vars = { loser: t('side.' + rep.loser), winner: t('side.' + other(rep.loser)) };
   if (rep.rule === 'check') return t('rep.check', vars);
   return t('rep.chase', { ...vars, piece: pieceName(pos, rep.chased), sq: rep.chased });
+}
+
+/** The same board with the other side to move. */
+function otherSideToMove(fen) {
+  const [board, turn] = fen.trim().split(/\s+/);
+  return board + ' ' + (turn === 'b' ? 'w' : 'b');
+}
+
+/** Copies `text`; without the clipboard API (an insecure origin), selects `input` and copies. */
+async function copyText(text, input, button) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch (e) {
+    input.select();
+    document.execCommand('copy');
+  }
+  button.textContent = t('btn.copied');
+  setTimeout(() => { button.textContent = t('btn.copy'); }, 1500);
+}
+
+/** A game and its line from `/api/mainline` as a PGN game record, as Xiangqi programs read it:
+ *  `[Game "Chinese Chess"]`, the start `FEN`, moves in WXF (traverse `.`) or, with the UCCI
+ *  notation chosen, ICCS (`H2-E2`). */
+function pgnOf(game, line) {
+  const iccs = prefs.notation === 'ucci';
+  const name = (m) => iccs ? (m.move.slice(0, 2) + '-' + m.move.slice(2)).toUpperCase() : m.wxf.replace('=', '.');
+  const plies = [...game.plies, ...line.steps];
+  const black = game.start.split('_')[1] === 'b' ? 1 : 0;
+  const moves = plies.map((m, i) => {
+    const k = i + black;
+    const num = k % 2 === 0 ? (k / 2 + 1) + '. ' : i === 0 ? '1... ' : '';
+    return num + name(m);
+  });
+  const atEnd = (black + plies.length) % 2 === 0 ? 'w' : 'b';
+  const rep = line.repetition;
+  const result = rep ? (rep.loser ? (rep.loser === 'b' ? '1-0' : '0-1') : '1/2-1/2')
+    : line.end === 'mate' || line.end === 'stalemate' ? (atEnd === 'b' ? '1-0' : '0-1') : '*';
+  const endPos = parsePosition(plies.length ? plies[plies.length - 1].fen : game.start).pos;
+  const comment = rep ? rulingText(rep, endPos) : t('line.end.' + line.end);
+  const today = new Date().toISOString().slice(0, 10).replace(/-/g, '.');
+  const tags = [['Game', 'Chinese Chess'], ['Event', 'xqtb principal line'], ['Site', location.host], ['Date', today],
+    ['Red', '?'], ['Black', '?'], ['Result', result], ['FEN', game.start.replace('_', ' ') + ' - - 0 1'], ['Format', iccs ? 'ICCS' : 'WXF']];
+  const head = tags.map(([k, v]) => '[' + k + ' "' + String(v).replace(/"/g, "'") + '"]').join('\n');
+  const words = [...moves, '{' + comment.replace(/[{}]/g, '') + '}', result];
+  const body = [];
+  let row = '';
+  for (const w of words) {
+    if (row && row.length + w.length + 1 > 79) { body.push(row); row = ''; }
+    row += (row ? ' ' : '') + w;
+  }
+  body.push(row);
+  return head + '\n\n' + body.join('\n') + '\n';
+}
+
+/** A server's error message in the page's language: the common ones translated (their details,
+ *  file names and positions, as the server wrote them), the rest as they come. */
+function errorText(msg) {
+  if (prefs.lang !== 'zh' || !msg) return msg;
+  const rules = [
+    [/^no table for material (\w+): it needs the table file (\S+)/, (m) => `沒有 ${m[1]} 殘局庫：需要殘局庫檔案 ${m[2]}（用 xqtb build ${m[1]} --dir <DIR> 建造）`],
+    [/^position is illegal: the side not to move is in check/, () => '局面不合法：非走子方正被將軍。'],
+    [/^bad position (.*?): (.*)$/, (m) => `無法解讀局面 ${m[1]}：${m[2]}`],
+    [/^table unavailable: (.*)$/, (m) => `殘局庫無法使用：${m[1]}`],
+    [/^the request took too long/, () => '請求逾時（伺服器忙碌）：請再試一次。'],
+    [/^bad game in `moves`: (.*)$/, (m) => `對局著法有誤：${m[1]}`],
+  ];
+  for (const [re, f] of rules) {
+    const m = re.exec(msg);
+    if (m) return f(m);
+  }
+  return msg;
 }
 
 /** The ruling on the game's last position if it repeats an earlier one, else null. */
@@ -799,7 +876,7 @@ function positionPage(text) {
   };
   const playLine = async () => {
     const r = await api('/api/mainline?' + gameQuery(game));
-    if (!r.ok) { showError(r.body.error); return; }
+    if (!r.ok) { showError(errorText(r.body.error)); return; }
     if (!r.body.steps.length && r.body.repetition) { ruling = r.body.repetition; render(); return; }
     autoplay = { steps: r.body.steps, end: r.body.end, i: 0, timer: null, game };
     advanceLine();
@@ -817,6 +894,17 @@ function positionPage(text) {
     render();
   };
   const flip = () => { prefs.flipped = !prefs.flipped; positionPage.flipSet = true; route(); };
+  // The game so far and its principal line from here, as a game record.
+  const downloadPgn = async () => {
+    const line = await api('/api/mainline?' + gameQuery(game));
+    if (!line.ok) { showError(errorText(line.body.error)); return; }
+    const url = URL.createObjectURL(new Blob([pgnOf(game, line.body)], { type: 'application/x-chess-pgn' }));
+    const a = el('a', { href: url, download: 'xqtb-' + result.material + '.pgn' });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10000);
+  };
   function render() {
     side.textContent = '';
     if (!result) return;
@@ -860,18 +948,24 @@ function positionPage(text) {
     side.append(moveList(r, board, play));
     if (r.moves.length) side.append(el('p', { class: 'small' }, t('legend')));
     if (dtm && r.moves.length) side.append(el('p', { class: 'small' }, t('legend.dtm')));
-    side.append(el('div', { class: 'fenbox' }, el('input', { type: 'text', id: 'fen', value: r.fen, 'aria-label': t('fen'), spellcheck: 'false' }),
-      el('button', { type: 'button', onclick: () => go('/?fen=' + encodeURIComponent(fenParam(document.getElementById('fen').value))) }, t('btn.load'))));
+    const fenIn = el('input', { type: 'text', id: 'fen', value: r.fen, 'aria-label': t('fen'), spellcheck: 'false',
+      onkeydown: (ev) => { if (ev.key === 'Enter') load(); } });
+    const load = () => go('/?fen=' + fenArg(fenIn.value));
+    const copy = el('button', { type: 'button', id: 'copy-fen', onclick: () => copyText(r.fen, fenIn, copy) }, t('btn.copy'));
+    side.append(el('div', { class: 'fenbox' }, fenIn, el('button', { type: 'button', onclick: load }, t('btn.load')), copy));
+    side.append(el('div', { class: 'toolbar' },
+      el('a', { id: 'switch-side', class: 'btn', href: '/?fen=' + fenArg(otherSideToMove(r.fen)), 'data-nav': '' }, t('btn.side')),
+      el('button', { type: 'button', id: 'pgn', disabled: r.result === 'draw' && !game.plies.length, onclick: downloadPgn }, t('btn.pgn'))));
     side.append(el('p', { class: 'small' }, t('qstring') + ': ', el('code', { id: 'qstring' }, r.qstring), ' · ', el('a', { href: '/stats/' + r.material, 'data-nav': '' }, r.material), ' · ', t('keys')));
   }
 
   (async () => {
-    const r = await api('/api/probe?fen=' + encodeURIComponent(fenParam(text)));
+    const r = await api('/api/probe?fen=' + fenArg(text));
     if (!r.ok) {
-      side.replaceChildren(el('p', { class: 'error', id: 'error' }, r.body.error || ('HTTP ' + r.status)),
+      side.replaceChildren(el('p', { class: 'error', id: 'error' }, errorText(r.body.error || ('HTTP ' + r.status))),
         el('div', { class: 'toolbar' },
           el('button', { id: 'back', type: 'button', onclick: () => history.back() }, t('btn.back')),
-          el('a', { class: 'btn', href: '/edit?fen=' + encodeURIComponent(fenParam(text)), 'data-nav': '' }, t('btn.edit'))));
+          el('a', { class: 'btn', href: '/edit?fen=' + fenArg(text), 'data-nav': '' }, t('btn.edit'))));
       return;
     }
     result = r.body;
@@ -999,15 +1093,15 @@ function playPage(text, userSide) {
   const flip = () => { prefs.flipped = !prefs.flipped; positionPage.flipSet = true; route(); };
 
   async function load(fen, last) {
-    const r = await api('/api/probe?fen=' + encodeURIComponent(fenParam(fen)));
+    const r = await api('/api/probe?fen=' + fenArg(fen));
     side.textContent = '';
     if (!r.ok) {
       drawBoard();
       try { board.setPosition(parsePosition(fen).pos, last); } catch (e) { /* the error says why */ }
-      side.append(el('p', { class: 'error', id: 'error' }, r.body.error),
+      side.append(el('p', { class: 'error', id: 'error' }, errorText(r.body.error)),
         el('div', { class: 'toolbar' },
           el('button', { type: 'button', onclick: () => history.back() }, t('btn.back')),
-          el('a', { class: 'btn', href: '/edit?fen=' + encodeURIComponent(fenParam(fen)), 'data-nav': '' }, t('btn.edit'))));
+          el('a', { class: 'btn', href: '/edit?fen=' + fenArg(fen), 'data-nav': '' }, t('btn.edit'))));
       return;
     }
     cur = r.body;
@@ -1028,7 +1122,7 @@ function playPage(text, userSide) {
       el('button', { type: 'button', onclick: () => history.back() }, t('btn.back')),
       el('button', { type: 'button', id: 'flip', onclick: flip }, t('btn.flip'))));
     if (game.plies.length) {
-      side.append(el('ol', { class: 'game', id: 'game-moves' }, game.plies.map((p) => el('li', {}, moveName(p)))));
+      side.append(gameMoves(game));
     }
     const ruling = await rulingOf(game);
     if (ruling) {
@@ -1057,6 +1151,17 @@ function playPage(text, userSide) {
   }
   load(text, null);
   return { leave() { clearTimeout(timer); cur = null; } };
+}
+
+/** The moves of a game, a numbered row per move (Red's ply, then Black's). */
+function gameMoves(game) {
+  const black = game.start.split('_')[1] === 'b';
+  const plies = [...(black ? [null] : []), ...game.plies];
+  const rows = [];
+  for (let i = 0; i < plies.length; i += 2) {
+    rows.push(el('li', {}, plies.slice(i, i + 2).map((p) => el('span', { class: 'ply' }, p ? moveName(p) : '…'))));
+  }
+  return el('ol', { class: 'game', id: 'game-moves' }, rows);
 }
 
 // ---------------------------------------------------------------- board editor
@@ -1088,18 +1193,18 @@ function editPage(text) {
     const local = setupProblem(pos);
     const seq = ++checkSeq;
     if (local) { msg.replaceChildren(el('p', { class: 'error' }, local)); return; }
-    const r = await api('/api/probe?fen=' + encodeURIComponent(fenParam(fen)));
+    const r = await api('/api/probe?fen=' + fenArg(fen));
     if (seq !== checkSeq) return;
     if (r.ok) {
       msg.replaceChildren(el('p', { class: 'notice' }, t('edit.ok'), ' ', valueText(r.body), r.body.dtm ? ' · ' + dtmText(r.body) : ''));
     } else if (r.status === 404) {
-      msg.replaceChildren(el('p', { class: 'notice' }, t('edit.notable', { msg: r.body.error })));
+      msg.replaceChildren(el('p', { class: 'notice' }, t('edit.notable', { msg: errorText(r.body.error) })));
     } else {
       // The one rule only the server checks here: the side not to move must not be in check.
       const check = /(Red|Black), the side not to move, is in check/.exec(r.body.error || '');
       msg.replaceChildren(el('p', { class: 'error' }, check
         ? t('rule.check', { side: t('side.' + (check[1] === 'Red' ? 'w' : 'b')) })
-        : t('rule.server', { msg: r.body.error })));
+        : t('rule.server', { msg: errorText(r.body.error) })));
     }
   }
   function draw() {
@@ -1131,6 +1236,8 @@ function editPage(text) {
   const load = (v) => {
     try { pos = parsePosition(v).pos; turnSel.value = pos.turn; draw(); check(); } catch (e) { msg.replaceChildren(el('p', { class: 'error' }, e.message)); }
   };
+  // Enter in either box loads it, as its button does.
+  for (const box of [fenIn, qsIn]) box.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') load(box.value); });
   side.append(el('h1', {}, t('edit.title')), el('p', { class: 'small' }, t('edit.hint')), palette,
     el('p', {}, el('label', {}, t('edit.side') + ' ', turnSel)),
     el('div', { class: 'toolbar' },
@@ -1141,8 +1248,8 @@ function editPage(text) {
     el('p', {}, el('label', {}, t('fen')), el('div', { class: 'fenbox' }, fenIn, el('button', { type: 'button', onclick: () => load(fenIn.value) }, t('btn.load')))),
     el('p', {}, el('label', {}, t('qstring')), el('div', { class: 'fenbox' }, qsIn, el('button', { type: 'button', onclick: () => load(qsIn.value) }, t('btn.load')))),
     el('div', { class: 'toolbar' },
-      el('button', { type: 'button', class: 'primary', id: 'edit-analyse', onclick: () => go('/?fen=' + encodeURIComponent(fenParam(toFen(pos)))) }, t('btn.analyse')),
-      el('button', { type: 'button', onclick: () => go('/play?fen=' + encodeURIComponent(fenParam(toFen(pos)))) }, t('btn.play'))));
+      el('button', { type: 'button', class: 'primary', id: 'edit-analyse', onclick: () => go('/?fen=' + fenArg(toFen(pos))) }, t('btn.analyse')),
+      el('button', { type: 'button', onclick: () => go('/play?fen=' + fenArg(toFen(pos))) }, t('btn.play'))));
   draw();
   if (problem) msg.replaceChildren(el('p', { class: 'error' }, problem)); else check();
   return {};
@@ -1279,7 +1386,7 @@ function statsPage(material) {
   root.replaceChildren(el('h1', {}, t('stats.title', { m: material })), el('p', { class: 'small' }, t('loading')));
   (async () => {
     const r = await api('/api/stats/' + encodeURIComponent(material));
-    if (!r.ok) { root.append(el('p', { class: 'error', id: 'error' }, r.body.error)); return; }
+    if (!r.ok) { root.append(el('p', { class: 'error', id: 'error' }, errorText(r.body.error))); return; }
     const s = r.body;
     if (s.material !== material) history.replaceState(null, '', '/stats/' + s.material);
     const out = [el('h1', { id: 'stats-title' }, t('stats.title', { m: s.material }))];

@@ -235,7 +235,7 @@ fn the_rules_decide_on_the_page() {
          stood here. Perpetual check loses under the Asian rules: Red wins."
     );
     let listed = b.eval(
-        "return document.querySelectorAll('#game-moves li').length",
+        "return document.querySelectorAll('#game-moves span.ply').length",
         json!([]),
     );
     assert_eq!(
@@ -269,6 +269,63 @@ fn the_rules_decide_on_the_page() {
         "play mode from a classic link",
         "const s = document.querySelector('#play-status'); return s && s.textContent",
     );
+
+    // The small things: the game record of the line, copy, the other side to move, Enter in
+    // the FEN box, readable addresses, server errors in the page's language.
+    b.goto(&server.url(&format!("/?fen={fen}")));
+    b.wait_for("the value", VALUE_READY);
+    b.eval(
+        "window.pgn = null; const make = URL.createObjectURL; \
+         URL.createObjectURL = (blob) => { blob.text().then((t) => { window.pgn = t; }); return make(blob); };",
+        json!([]),
+    );
+    b.click("#pgn");
+    let pgn = b.wait_for("the PGN", "return window.pgn");
+    let pgn = pgn.as_str().unwrap();
+    for want in [
+        "[Game \"Chinese Chess\"]",
+        "[FEN \"9/9/4k4/9/9/9/9/9/1n7/R2K5 w - - 0 1\"]",
+        "[Format \"WXF\"]",
+        "[Result \"1-0\"]",
+        "1. K6+1 H2-3 2. K6-1 H3+2",
+        "{The position has repeated: Black gave check with every move",
+    ] {
+        assert!(pgn.contains(want), "{want} in\n{pgn}");
+    }
+    assert!(pgn.trim_end().ends_with("1-0"), "{pgn}");
+    b.click("#copy-fen");
+    b.wait_for(
+        "copied",
+        "return document.querySelector('#copy-fen').textContent === 'Copied'",
+    );
+    b.click("#moves li[data-move='d0d1'] button");
+    b.wait_for("Black to move", "const v = document.querySelector('#value'); return v && v.textContent.startsWith('Black to move')");
+    let search = b.eval("return location.search", json!([]));
+    assert_eq!(
+        search, "?fen=9/9/4k4/9/9/9/9/9/1n1K5/R8_b",
+        "a readable address"
+    );
+    b.click("#switch-side");
+    b.wait_for("Red to move", "const v = document.querySelector('#value'); return v && v.textContent.startsWith('Red to move')");
+    b.eval(
+        "const i = document.querySelector('#fen'); i.value = arguments[0]; \
+         i.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}))",
+        json!([ORDER1]),
+    );
+    b.wait_for("Enter loads", "const v = document.querySelector('#value'); return v && v.textContent.startsWith('Red to move wins: within 1 ply')");
+    b.click("#lang");
+    b.goto(&server.url("/?fen=3k5/9/9/9/9/9/9/9/9/4K1C2_w"));
+    let err = b.wait_for(
+        "the error",
+        "const e = document.querySelector('#error'); return e && e.textContent",
+    );
+    assert!(
+        err.as_str()
+            .unwrap()
+            .starts_with("沒有 KCK 殘局庫：需要殘局庫檔案 KCK.xqtb"),
+        "{err}"
+    );
+    b.click("#lang");
 
     // The tables page: one table, grouped as the classic system groups endings, sortable.
     b.goto(&server.url("/tables"));
