@@ -22,7 +22,7 @@ start=$(date +%s.%N)
 for t in "${tables[@]}"; do
   line=$(/usr/bin/time -f 'TIME %e %M' "$xq" build "$t" --dir "$dir" --quiet "$@" 2>"$dir/time.txt" | grep "^$t " || true)
   read -r _ wall rss < <(grep '^TIME' "$dir/time.txt")
-  pos=$(awk '{print $3}' <<<"$line")
+  pos=$(awk '{gsub(",", "", $3); print $3}' <<<"$line")
   [ -n "$pos" ] || { echo "bench_family: $t did not build: $(cat "$dir/time.txt")" >&2; exit 1; }
   rate=$(awk -v p="$pos" -v w="$wall" 'BEGIN{ printf "%.2f", (w > 0 ? p / w / 1e6 : 0) }')
   printf '%-10s %14s %9s %12s %10d\n' "$t" "$pos" "$wall" "$rate" $((rss / 1024))

@@ -250,7 +250,7 @@ impl TablePlan {
                 }
             )
         };
-        progress.note(&format!(
+        progress.detail(&format!(
             "{}: {n} entries per side, {how} ({} chunks of {} per side)",
             self.material,
             self.layout.chunks(),

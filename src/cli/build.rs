@@ -164,6 +164,11 @@ impl Progress for Bars {
             eprintln!("{line}");
         }
     }
+    fn detail(&self, line: &str) {
+        if self.verbose && !self.quiet {
+            eprintln!("{line}");
+        }
+    }
 }
 
 /// Seconds as a person reads them: `42 s`, `7 min 05 s`, `3 h 12 min`.
@@ -256,17 +261,18 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         match r.seconds {
             None => writeln!(
                 out,
-                "{:<12} present   {:>14} positions",
-                name, r.positions
+                "{:<12} present   {:>17} positions",
+                name,
+                super::grouped(r.positions)
             )?,
             Some(s) => writeln!(
                 out,
-                "{:<12} built     {:>14} positions  {:>8.2} s  {:>7.2} M positions/s  {} plies  {}{}",
+                "{:<12} built     {:>17} positions  {:>8.2} s  {:>7.2} M positions/s  {}  {}{}",
                 name,
-                r.positions,
+                super::grouped(r.positions),
                 s,
                 2.0 * r.entries as f64 / s.max(1e-9) / 1e6,
-                r.plies,
+                super::plies(r.plies.into()),
                 if r.resident { "resident" } else { "streamed" },
                 match r.max_order {
                     0 => String::new(),

@@ -169,3 +169,37 @@ pub fn parse_size(text: &str) -> std::result::Result<u64, String> {
     }
     Ok((v * mult as f64) as u64)
 }
+
+/// A count as people read it: `21,366`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `1 ply`, `29 plies`.
+fn plies(n: u64) -> String {
+    format!("{} {}", grouped(n), if n == 1 { "ply" } else { "plies" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{grouped, plies};
+
+    #[test]
+    fn counts_are_grouped_and_plies_agree_in_number() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1000), "1,000");
+        assert_eq!(grouped(4_921_349_400), "4,921,349,400");
+        assert_eq!(plies(1), "1 ply");
+        assert_eq!(plies(0), "0 plies");
+        assert_eq!(plies(29), "29 plies");
+    }
+}

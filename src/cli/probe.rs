@@ -131,6 +131,9 @@ fn probe_text(tb: &Tablebase, pos: &Position, out: super::Out) -> super::Result<
     if let Some(d) = &r.dtm {
         writeln!(out, "distance to mate: {}", dtm_text(d))?;
     }
+    if let Some(rule) = &r.rule {
+        writeln!(out, "{}", rule_text(rule, r.result))?;
+    }
     for m in &r.moves {
         // `c` capture, `+` check, `*` best; then the pieces a quiet move chases.
         let chases = if m.chases.is_empty() {
@@ -157,5 +160,37 @@ fn probe_text(tb: &Tablebase, pos: &Position, out: super::Out) -> super::Result<
             if m.best { "*" } else { " " }
         )?;
     }
+    if !r.moves.is_empty() {
+        writeln!(
+            out,
+            "  (after each move: the value for the side to move then, the opponent, so \"loss 20\" \
+             means the opponent loses; * best, c capture, + check; chases: the pieces a quiet move \
+             chases under the Asian rules)"
+        )?;
+    }
     Ok(())
+}
+
+/// What a position of order above 0 is won by, in words.
+fn rule_text(rule: &xqtb::query::RuleAhead, result: &str) -> String {
+    let loser = if rule.loser == "w" { "Red" } else { "Black" };
+    let act = match &rule.chased {
+        Some(p) => format!("a perpetual chase of the piece on {p}"),
+        None => "perpetual check".to_string(),
+    };
+    let by = rule.by.join(", ");
+    let when = if rule.plies == 0 {
+        "now".to_string()
+    } else {
+        format!("within {}", super::plies(rule.plies.into()))
+    };
+    let whose = if result == "win" {
+        loser.to_string()
+    } else {
+        "the side to move".to_string()
+    };
+    format!(
+        "by the Asian rules: {when} {whose} has nothing left but {act} (by the piece on {by}), \
+         which loses"
+    )
 }

@@ -39,6 +39,8 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
 }
 
 /// One table's statistics, as text or a JSON line.
+use super::{grouped, plies};
+
 fn print_stats(stats: &query::TableStats, json: bool, out: super::Out) -> super::Result<()> {
     // A DTM table's orders are level indices: shown as their keys.
     let level = |order: u16| match &stats.levels {
@@ -62,12 +64,12 @@ fn print_stats(stats: &query::TableStats, json: bool, out: super::Out) -> super:
             } else {
                 "Black"
             },
-            st.legal,
-            st.win,
+            grouped(st.legal),
+            grouped(st.win),
             pct(st.win),
-            st.draw,
+            grouped(st.draw),
             pct(st.draw),
-            st.loss,
+            grouped(st.loss),
             pct(st.loss)
         )?;
         if st.longest_wins.is_empty() {
@@ -76,8 +78,8 @@ fn print_stats(stats: &query::TableStats, json: bool, out: super::Out) -> super:
         for l in &st.longest_wins {
             writeln!(
                 out,
-                "  longest win: {} plies ({}): {}",
-                l.distance,
+                "  longest win: {} ({}): {}",
+                plies(l.distance.into()),
                 level(l.order),
                 l.fen
             )?;
@@ -88,7 +90,7 @@ fn print_stats(stats: &query::TableStats, json: bool, out: super::Out) -> super:
                 "  {} distance {:>4}: {}",
                 level(h.order),
                 h.distance,
-                h.positions
+                grouped(h.positions)
             )?;
         }
         for p in st.pawn_ranks.iter().flatten() {
@@ -98,10 +100,10 @@ fn print_stats(stats: &query::TableStats, json: bool, out: super::Out) -> super:
                 "  pawns red {} black {}: {} legal, {} win, {} draw, {} loss",
                 rank(p.red),
                 rank(p.black),
-                p.legal,
-                p.win,
-                p.draw,
-                p.loss
+                grouped(p.legal),
+                grouped(p.win),
+                grouped(p.draw),
+                grouped(p.loss)
             )?;
         }
     }
@@ -123,11 +125,12 @@ fn print_stats(stats: &query::TableStats, json: bool, out: super::Out) -> super:
             out,
             "  {}: {} win, {} loss{}",
             level(o.order),
-            o.win,
-            o.loss,
+            grouped(o.win),
+            grouped(o.loss),
             o.longest_win.as_ref().map_or(String::new(), |l| format!(
-                ", longest win {} plies: {}",
-                l.distance, l.fen
+                ", longest win {}: {}",
+                plies(l.distance.into()),
+                l.fen
             ))
         )?;
     }

@@ -30,6 +30,9 @@ pub trait Progress: Sync {
     fn finish(&self) {}
     /// A notable event, one line: the plan chosen, a resume, a restart and why.
     fn note(&self, _line: &str) {}
+    /// How the builder lays a table out (its chunks, its store), one line: for a reader tuning
+    /// a build (`--verbose`), not for every user.
+    fn detail(&self, _line: &str) {}
 }
 
 /// Reports nothing.
