@@ -394,6 +394,28 @@ fn the_rules_decide_on_the_page() {
     assert_eq!(want.len(), 2, "KRKN has orders 0 and 1");
     b.screenshot(&shots.join("rules-stats.png"));
 
+    // On a phone: no sideways scrolling on the position of order 1 nor on the tables page.
+    b.window_size(390, 844);
+    for (path, shot) in [
+        (format!("/?fen={fen}"), "rules-phone.png"),
+        ("/tables".to_string(), "rules-tables-phone.png"),
+    ] {
+        b.goto(&server.url(&path));
+        b.wait_for(
+            "the page",
+            "return document.querySelector('#value') || document.querySelector('#tables')",
+        );
+        let overflow = b.eval(
+            "return document.documentElement.scrollWidth - document.documentElement.clientWidth",
+            json!([]),
+        );
+        assert!(
+            overflow.as_i64().unwrap() <= 0,
+            "{path}: sideways scrolling on a phone: {overflow}"
+        );
+        b.screenshot(&shots.join(shot));
+    }
+
     drop(b);
     let (ok, log) = server.stop();
     assert!(ok, "{log}");
