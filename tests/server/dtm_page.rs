@@ -9,7 +9,7 @@ use crate::support::{enc, get, Server};
 use crate::webdriver::{self, Browser};
 use serde_json::{json, Value};
 use std::cmp::Ordering;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use xqtb::{to_fen, Color, Indexer};
 
 /// KNKA's longest mate (37 plies; 29 to conversion).
@@ -303,12 +303,6 @@ fn api_doc_dtm_examples_are_real() {
 
 // ---------------------------------------------------------------- the page
 
-fn shots() -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser-screenshots");
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
 /// The page's move list: `[move, DTC value, DTM value, li class, flags]` in page order.
 const MOVES: &str =
     "return [...document.querySelectorAll('#moves li')].map(li => [li.dataset.move, \
@@ -347,22 +341,13 @@ fn row_names(rows: &[Value]) -> Vec<String> {
 
 #[test]
 fn dtm_on_the_query_page() {
-    let Some((chromium, driver)) = webdriver::find_browser() else {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("CI=true but chromium / chromedriver are not installed (.ci/run installs them)");
-        }
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "NOTICE: DTM browser test skipped: no chromium + chromedriver on PATH \
-             (bash scripts/install-browser.sh installs them; with CI=true this fails)"
-        );
+    let Some((chromium, driver)) = webdriver::browser_for("DTM browser test") else {
         return;
     };
     let dir = built_both(&["KNKA", "KRKN"]);
     let server = Server::start(dir.path());
     let b = Browser::start(&chromium, &driver);
-    let shots = shots();
+    let shots = webdriver::screenshots();
     let api = |fen: &str| get(&server.url(&format!("/api/probe?fen={}", url_fen(fen)))).json();
 
     // KNKA's longest mate: both headlines, every move's DTM beside its DTC value.

@@ -5,25 +5,9 @@
 //! Screenshots of the pages are saved under `target/tmp/browser-screenshots/`.
 
 use crate::common::{built, xqtb};
-use crate::support::Server;
+use crate::support::{cli_probe, Server};
 use crate::webdriver::{self, Browser};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
-
-fn cli_probe(dir: &Path, fen: &str) -> Value {
-    let out = xqtb()
-        .args(["probe", "--json", "--dir"])
-        .arg(dir)
-        .arg(fen)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 /// The sentence the page shows for a probe answer of order 0 (English).
 fn value_sentence(p: &Value) -> String {
@@ -49,12 +33,6 @@ fn value_sentence(p: &Value) -> String {
             p["order"]
         ),
     }
-}
-
-fn shots() -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser-screenshots");
-    std::fs::create_dir_all(&d).unwrap();
-    d
 }
 
 /// Waits until the page shows `want` as the value (history navigation is asynchronous: the
@@ -84,23 +62,13 @@ const MOVES: &str = "return [...document.querySelectorAll('#moves li')].map(li =
 
 #[test]
 fn the_query_page_in_a_real_browser() {
-    let Some((chromium, driver)) = webdriver::find_browser() else {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("CI=true but chromium / chromedriver are not installed (.ci/run installs them)");
-        }
-        // Straight to stderr, past the test harness's capture, so that `cargo test` shows it.
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "NOTICE: browser test skipped: no chromium + chromedriver on PATH \
-             (bash scripts/install-browser.sh installs them; with CI=true this fails)"
-        );
+    let Some((chromium, driver)) = webdriver::browser_for("browser test") else {
         return;
     };
     let dir = built(&["KNKA", "KPK"]);
     let server = Server::start(dir.path());
     let b = Browser::start(&chromium, &driver);
-    let shots = shots();
+    let shots = webdriver::screenshots();
 
     // The query system's example: value and move list as `xqtb probe --json` has them.
     let start = "4K44B49994n495k399";

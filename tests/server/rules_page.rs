@@ -6,35 +6,14 @@
 //! the loser in the cycle gives check, the winner's do not all), not against the page's text.
 
 use crate::common::{built, xqtb};
-use crate::support::Server;
+use crate::support::{cli_probe, Server};
 use crate::webdriver::{self, Browser};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// KRKN, Red to move: the horse on b1 checks the king on d0; Red's one move Kd0-d1 leaves
 /// Black nothing but checking with the horse (order 1, distance 1).
 const ORDER1: &str = "9/9/4k4/9/9/9/9/9/1n7/R2K5 w";
-
-fn cli_probe(dir: &Path, fen: &str) -> Value {
-    let out = xqtb()
-        .args(["probe", "--json", "--dir"])
-        .arg(dir)
-        .arg(fen)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
-
-fn shots() -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser-screenshots");
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
 
 const VALUE_READY: &str =
     "const v = document.querySelector('#value'); return v ? v.textContent : null";
@@ -87,21 +66,13 @@ fn assert_perpetual_check_by(dir: &Path, game: &Value, loser: &str) {
 
 #[test]
 fn the_rules_decide_on_the_page() {
-    let Some((chromium, driver)) = webdriver::find_browser() else {
-        if std::env::var("CI").as_deref() == Ok("true") {
-            panic!("CI=true but chromium / chromedriver are not installed (.ci/run installs them)");
-        }
-        use std::io::Write;
-        let _ = writeln!(
-            std::io::stderr(),
-            "NOTICE: browser test skipped: no chromium + chromedriver on PATH"
-        );
+    let Some((chromium, driver)) = webdriver::browser_for("rules browser test") else {
         return;
     };
     let dir = built(&["KRKN"]);
     let server = Server::start(dir.path());
     let b = Browser::start(&chromium, &driver);
-    let shots = shots();
+    let shots = webdriver::screenshots();
     let fen = ORDER1.replace(' ', "_");
     let p = cli_probe(dir.path(), ORDER1);
     assert_eq!(

@@ -199,3 +199,19 @@ pub fn enc(s: &str) -> String {
     }
     out
 }
+
+/// `xqtb probe --json` of `fen` in `dir`, which must succeed.
+pub fn cli_probe(dir: &Path, fen: &str) -> serde_json::Value {
+    let out = xqtb()
+        .args(["probe", "--json", "--dir"])
+        .arg(dir)
+        .arg(fen)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}

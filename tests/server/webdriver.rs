@@ -20,6 +20,32 @@ pub fn find_browser() -> Option<(PathBuf, PathBuf)> {
     Some((browser, driver))
 }
 
+/// The browser and driver for the browser test `what`. Without them: under `CI=true` a
+/// failure (`.ci/run` installs them), else `None` after a notice on stderr, past the test
+/// harness's capture, so that `cargo test` shows the skip.
+pub fn browser_for(what: &str) -> Option<(PathBuf, PathBuf)> {
+    let found = find_browser();
+    if found.is_none() {
+        if std::env::var("CI").as_deref() == Ok("true") {
+            panic!("CI=true but chromium / chromedriver are not installed (.ci/run installs them)");
+        }
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "NOTICE: {what} skipped: no chromium + chromedriver on PATH \
+             (bash scripts/install-browser.sh installs them; with CI=true this fails)"
+        );
+    }
+    found
+}
+
+/// Where the browser tests save their screenshots (`target/tmp/browser-screenshots/`).
+pub fn screenshots() -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("browser-screenshots");
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
 fn which(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     for dir in std::env::split_paths(&path) {
