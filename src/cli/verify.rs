@@ -155,7 +155,10 @@ fn dtc_note(check: &DtcCheck, phases: bool) -> String {
 /// A table's lines: `Ok` if it passed, `Err` with its failures if not.
 fn report_lines(name: &str, r: &Report, note: &str, against: &str) -> Result<String, String> {
     if r.failure_count == 0 {
-        return Ok(format!("{name}: ok ({} entries{note})", r.entries_checked));
+        return Ok(format!(
+            "{name}: ok ({} entries{note})",
+            super::grouped(r.entries_checked)
+        ));
     }
     let mut s = format!(
         "{name}: FAILED: {} entries contradict {against}",
