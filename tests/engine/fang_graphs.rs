@@ -225,7 +225,10 @@ fn figure2_solved_by_hand() {
 // Random graphs.
 
 /// A random bipartite graph with `n` vertices, a few pieces a side, random labels and exits.
-fn random_graph(rng: &mut ChaCha8Rng, sizes: std::ops::RangeInclusive<usize>) -> reference::Graph {
+pub(crate) fn random_graph(
+    rng: &mut ChaCha8Rng,
+    sizes: std::ops::RangeInclusive<usize>,
+) -> reference::Graph {
     let n = rng.gen_range(sizes);
     let reds = rng.gen_range(1..=2u8);
     let blacks = rng.gen_range(1..=2u8);

@@ -29,3 +29,4 @@ mod dtm_reference;
 mod dtm_verify;
 mod fang_graphs;
 mod fang_materials;
+mod partial_bounds;

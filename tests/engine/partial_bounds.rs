@@ -1,0 +1,96 @@
+//! Partial information (Björnsson, Schaeffer and Sturtevant, "Partial Information Endgame
+//! Databases", 2005) under the Asian rules: bounds from two builds. A table built while some
+//! supporting tables are withheld has exits of unknown value. If every position's value is
+//! monotone in those exits' values — better exits for Red never make a position worse for Red —
+//! then the build with every unknown exit a win for Red and the build with every one a win for
+//! Black bound every position's true value, whatever the withheld tables hold.
+//!
+//! Fang's rules decide values through patterns of the positions still unresolved, so
+//! monotonicity is not evident; here it is checked exhaustively on random game graphs with
+//! random check and chase labels: every assignment of win, draw or loss to up to four unknown
+//! exits, solved by the plain reference implementation (`fang_reference.rs`), under each rule
+//! set. The extremes must be the minimum and maximum over all assignments, vertex by vertex.
+
+use crate::fang_graphs::random_graph;
+use crate::fang_reference as reference;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use reference::{Res, Rules};
+
+/// A vertex's result from Red's side: 1 Red wins, 0 draw, -1 Black wins.
+fn for_red(red_to_move: bool, v: reference::Val) -> i8 {
+    let r = match v.f() {
+        Some(Res::Win) => 1,
+        Some(Res::Loss) => -1,
+        _ => 0,
+    };
+    if red_to_move {
+        r
+    } else {
+        -r
+    }
+}
+
+/// Red's view of every vertex of `g` with the unknown exits of `unknown` (vertices) valued
+/// `values` (the child's value, for the side to move in the child).
+fn solve_with(g: &reference::Graph, unknown: &[usize], values: &[Res], rules: Rules) -> Vec<i8> {
+    let mut g = g.clone();
+    for (&u, &r) in unknown.iter().zip(values) {
+        g.outside[u].push(r);
+    }
+    let db = reference::alg8(&g, rules, false);
+    (0..g.n()).map(|u| for_red(g.red[u], db[u])).collect()
+}
+
+#[test]
+fn values_are_monotone_in_unknown_exits_so_two_builds_bound_them() {
+    let mut rng = ChaCha8Rng::seed_from_u64(33);
+    let mut informative = 0;
+    for round in 0..20_000 {
+        let g = random_graph(&mut rng, 2..=14);
+        let k = rng.gen_range(1..=4usize).min(g.n());
+        let unknown: Vec<usize> = (0..k).map(|_| rng.gen_range(0..g.n())).collect();
+        for rules in [Rules::None, Rules::Check, Rules::Asian] {
+            let (mut lo, mut hi) = (vec![1i8; g.n()], vec![-1i8; g.n()]);
+            for mut code in 0..3usize.pow(k as u32) {
+                let values: Vec<Res> = (0..k)
+                    .map(|_| {
+                        let r = [Res::Win, Res::Draw, Res::Loss][code % 3];
+                        code /= 3;
+                        r
+                    })
+                    .collect();
+                for (u, x) in solve_with(&g, &unknown, &values, rules)
+                    .into_iter()
+                    .enumerate()
+                {
+                    lo[u] = lo[u].min(x);
+                    hi[u] = hi[u].max(x);
+                }
+            }
+            // Every unknown exit the best for Red, and the best for Black. An exit's value is
+            // the child's, for the side to move there: a loss where Red moves into it.
+            let best = |red: bool| -> Vec<Res> {
+                unknown
+                    .iter()
+                    .map(|&u| if g.red[u] == red { Res::Loss } else { Res::Win })
+                    .collect()
+            };
+            let red_best = solve_with(&g, &unknown, &best(true), rules);
+            let black_best = solve_with(&g, &unknown, &best(false), rules);
+            assert_eq!(
+                red_best, hi,
+                "round {round} {rules:?}: {g:?} unknown exits at {unknown:?}"
+            );
+            assert_eq!(
+                black_best, lo,
+                "round {round} {rules:?}: {g:?} unknown exits at {unknown:?}"
+            );
+            informative += lo.iter().zip(&hi).filter(|(a, b)| a != b).count();
+        }
+    }
+    assert!(
+        informative > 1000,
+        "{informative} vertices with open bounds: the test must bite"
+    );
+}
