@@ -167,3 +167,180 @@ fn where_the_two_builds_agree_the_value_is_exact() {
         "Asian orders above 0 were all exact after all"
     );
 }
+
+/// The paper's values: bounds from the side to move's view (lower, upper; -1 loss, 0 draw,
+/// 1 win), `unknown` while a position is unresolved (uLW, uTW, uTT, uLT).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct Partial {
+    lo: i8,
+    hi: i8,
+    unknown: bool,
+}
+
+impl Partial {
+    const fn known(lo: i8, hi: i8) -> Partial {
+        Partial {
+            lo,
+            hi,
+            unknown: false,
+        }
+    }
+
+    /// The child's value from the mover's side: bounds swap and change sign.
+    fn negate(self) -> Partial {
+        Partial {
+            lo: -self.hi,
+            hi: -self.lo,
+            ..self
+        }
+    }
+
+    /// Table 2 of the paper, written as its rule: a win (`WW`) settles it; otherwise the
+    /// bounds are the maxima of the bounds, and the result is unknown if either is. An unknown
+    /// value's bounds are those it would have if the analysis stopped now: `uTT` is the
+    /// draw-by-repetition a position is until shown otherwise.
+    fn max(self, other: Partial) -> Partial {
+        let win = Partial::known(1, 1);
+        if self == win || other == win {
+            return win;
+        }
+        Partial {
+            lo: self.lo.max(other.lo),
+            hi: self.hi.max(other.hi),
+            unknown: self.unknown || other.unknown,
+        }
+    }
+}
+
+/// Björnsson, Schaeffer and Sturtevant's one-pass algorithm (their Table 1 with the operators of
+/// §2.3) on a graph without rules on endless play: every position starts `uTT`; a position
+/// not completed takes the max of its negated children until nothing changes; `decide` drops
+/// the unknown flag. Withheld exits are `LW`.
+fn one_pass(g: &reference::Graph, unknown: &[usize]) -> Vec<Partial> {
+    let res = |r: Res| match r {
+        Res::Win => Partial::known(1, 1),
+        Res::Draw => Partial::known(0, 0),
+        Res::Loss => Partial::known(-1, -1),
+    };
+    let mut v = vec![
+        Partial {
+            lo: 0,
+            hi: 0,
+            unknown: true
+        };
+        g.n()
+    ];
+    loop {
+        let mut changed = false;
+        for u in 0..g.n() {
+            if !v[u].unknown {
+                continue;
+            }
+            let children = g.moves[u]
+                .iter()
+                .map(|m| v[m.to])
+                .chain(g.outside[u].iter().map(|&r| res(r)))
+                .chain(
+                    unknown
+                        .iter()
+                        .filter(|&&x| x == u)
+                        .map(|_| Partial::known(-1, 1)),
+                );
+            let best = children
+                .map(Partial::negate)
+                .reduce(Partial::max)
+                .unwrap_or(Partial::known(-1, -1));
+            if best != v[u] {
+                v[u] = best;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    v.into_iter()
+        .map(|p| Partial {
+            unknown: false,
+            ..p
+        })
+        .collect()
+}
+
+/// Without rules on endless play, the paper's one-pass algorithm gives exactly the bounds of
+/// the two extreme builds.
+#[test]
+fn the_papers_one_pass_algorithm_gives_the_two_builds_bounds() {
+    let mut rng = ChaCha8Rng::seed_from_u64(35);
+    let mut open = 0;
+    for round in 0..5_000 {
+        let g = random_graph(&mut rng, 2..=14);
+        let k = rng.gen_range(1..=4usize).min(g.n());
+        let unknown: Vec<usize> = (0..k).map(|_| rng.gen_range(0..g.n())).collect();
+        let best = |red: bool| -> Vec<Res> {
+            unknown
+                .iter()
+                .map(|&u| if g.red[u] == red { Res::Loss } else { Res::Win })
+                .collect()
+        };
+        let hi = solve_with(&g, &unknown, &best(true), Rules::None);
+        let lo = solve_with(&g, &unknown, &best(false), Rules::None);
+        let got = one_pass(&g, &unknown);
+        for u in 0..g.n() {
+            let want = if g.red[u] {
+                Partial::known(lo[u], hi[u])
+            } else {
+                Partial::known(-hi[u], -lo[u])
+            };
+            assert_eq!(
+                got[u], want,
+                "round {round} vertex {u}: {g:?} unknown {unknown:?}"
+            );
+            open += (want.lo != want.hi) as usize;
+        }
+    }
+    assert!(open > 1000, "{open}");
+}
+
+/// [`Partial::max`] is the paper's Table 2, entry by entry (copied from the paper, rows and
+/// columns WW TT LL TW LT LW uLW uTW uTT uLT).
+#[test]
+fn max_is_the_papers_table_2() {
+    let names = [
+        "WW", "TT", "LL", "TW", "LT", "LW", "uLW", "uTW", "uTT", "uLT",
+    ];
+    let value = |name: &str| {
+        let (unknown, b) = match name.strip_prefix('u') {
+            Some(b) => (true, b),
+            None => (false, name),
+        };
+        let bound = |c| match c {
+            'L' => -1,
+            'T' => 0,
+            _ => 1,
+        };
+        let mut cs = b.chars();
+        Partial {
+            lo: bound(cs.next().unwrap()),
+            hi: bound(cs.next().unwrap()),
+            unknown,
+        }
+    };
+    let table = [
+        "WW WW WW WW WW WW WW WW WW WW",
+        "WW TT TT TW TT TW uTW uTW uTT uTT",
+        "WW TT LL TW LT LW uLW uTW uTT uLT",
+        "WW TW TW TW TW TW uTW uTW uTW uTW",
+        "WW TT LT TW LT LW uLW uTW uTT uLT",
+        "WW TW LW TW LW LW uLW uTW uTW uLW",
+        "WW uTW uLW uTW uLW uLW uLW uTW uTW uLW",
+        "WW uTW uTW uTW uTW uTW uTW uTW uTW uTW",
+        "WW uTT uTT uTW uTT uTW uTW uTW uTT uTT",
+        "WW uTT uLT uTW uLT uLW uLW uTW uTT uLT",
+    ];
+    for (row, line) in names.iter().zip(table) {
+        for (col, want) in names.iter().zip(line.split(' ')) {
+            assert_eq!(value(row).max(value(col)), value(want), "max({row}, {col})");
+        }
+    }
+}
