@@ -50,6 +50,7 @@ pub use rules::OrderReport;
 use crate::fang::Rules;
 use crate::index::IndexError;
 use crate::material::Material;
+use crate::piece::Color;
 use crate::table::{metric_table_path, Header, Metric, RuleSet, TableError, TableFile, BUILDER_ID};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -295,6 +296,26 @@ pub struct BuildOptions {
     /// Once raised (the command line raises it on SIGINT and SIGTERM), the build takes a
     /// checkpoint at the next pass boundary and stops with [`BuildError::Stopped`].
     pub stop: StopFlag,
+    /// One of the two builds of a partial table (`formats/partial.md`): these supporting
+    /// tables are not built nor read, their captures valued as the best for one side.
+    pub withheld: Option<Withheld>,
+}
+
+/// The tables a partial build withholds, and the side their captures are the best for
+/// (`formats/partial.md` §2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Withheld {
+    /// Their canonical materials.
+    pub materials: Vec<Material>,
+    /// A capture into one is a win for this side, whoever is to move after it.
+    pub best_for: Color,
+}
+
+impl Withheld {
+    /// Is `material`'s table withheld?
+    pub fn holds(&self, material: Material) -> bool {
+        self.materials.contains(&material.canonical())
+    }
 }
 
 /// A request to stop a build cleanly: any thread (a signal handler too) may raise it.
@@ -327,6 +348,7 @@ impl BuildOptions {
             rules: Rules::Asian,
             metrics: Metrics::Dtc,
             stop: StopFlag::default(),
+            withheld: None,
         }
     }
 }
@@ -423,6 +445,24 @@ fn present(opts: &BuildOptions, t: Target) -> Result<Header, Option<String>> {
 /// them is not the file it was built from.
 fn changed_support(opts: &BuildOptions, table: &TableFile, metric: Metric) -> Option<String> {
     table.header().supports.iter().find_map(|record| {
+        // A partial build's table belongs only with the same withholding (and the other way).
+        let asked = opts
+            .withheld
+            .as_ref()
+            .filter(|w| w.holds(record.material))
+            .map(|w| w.best_for);
+        if asked != record.withheld_best_for() {
+            return Some(format!(
+                "{} was built with {} {}, this build {}",
+                table.path().display(),
+                record.material,
+                describe_withheld(record.withheld_best_for()),
+                describe_withheld(asked)
+            ));
+        }
+        if record.is_withheld() {
+            return None;
+        }
         let path = metric_table_path(&opts.dir, record.material, metric);
         let found = match crate::table::read_identity(&path) {
             Ok(found) => found,
@@ -438,6 +478,13 @@ fn changed_support(opts: &BuildOptions, table: &TableFile, metric: Metric) -> Op
             .err()
             .map(|e| e.to_string())
     })
+}
+
+fn describe_withheld(best_for: Option<Color>) -> String {
+    match best_for {
+        None => "present".into(),
+        Some(c) => format!("withheld (its captures the best for {c:?})"),
+    }
 }
 
 /// Fails if `--dir` holds a table of another rule set than the build's (`dtc-any` tables
@@ -466,8 +513,14 @@ pub fn build(
             budget: opts.memory,
         });
     }
+    let withheld = opts.withheld.as_ref().map_or(&[][..], |w| &w.materials[..]);
+    if withheld.contains(&material.canonical()) {
+        return Err(BuildError::Inconsistent(format!(
+            "{material} cannot be built with its own table withheld"
+        )));
+    }
     let tables: Vec<Target> = material
-        .supporting()
+        .supporting_without(withheld)
         .into_iter()
         .flat_map(|material| {
             opts.metrics

@@ -93,7 +93,7 @@ pub fn build_table(
     // Opened before the state takes its memory (the plan counts both).
     let (subs, _) = Subtables::open(
         (&opts.dir, &opts.tmp),
-        material,
+        (material, opts.withheld.as_ref()),
         (rule_set, t.metric),
         table.plan.pack_budget,
         SUB_CACHE as usize,

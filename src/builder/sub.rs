@@ -7,7 +7,7 @@
 //! entry where the budget allows, else read through the file.
 
 use super::derived::{self, Derived, Hold};
-use super::BuildError;
+use super::{BuildError, Withheld};
 use crate::index::Indexer;
 use crate::material::Material;
 use crate::piece::{Color, Piece, Role};
@@ -26,6 +26,9 @@ enum Source {
     /// DTM: the value code ([`Value::code`]) of every entry of each side captures lead to.
     Codes([Option<Vec<u32>>; 2]),
     File(Box<TableFile>),
+    /// A table a partial build withholds: every capture into it is a win for this side
+    /// (`formats/partial.md` §2).
+    Withheld(Color),
 }
 
 struct Sub {
@@ -63,7 +66,7 @@ impl Subtables {
     /// values kept under `tmp` (made there if they are not).
     pub fn open(
         (dir, tmp): (&Path, &Path),
-        material: Material,
+        (material, withheld): (Material, Option<&Withheld>),
         (rule_set, metric): (RuleSet, Metric),
         pack_budget: u64,
         cache_bytes: usize,
@@ -107,6 +110,17 @@ impl Subtables {
         let mut used = 0u64;
         for i in order {
             let (m, flip) = wanted[i];
+            if let Some(w) = withheld.filter(|w| w.holds(m)) {
+                if metric == Metric::Dtm {
+                    return Err(BuildError::Inconsistent(
+                        "a partial build is of distance to conversion only".into(),
+                    ));
+                }
+                supports.push(SupportingTable::withheld(m, rule_set, w.best_for));
+                let source = Source::Withheld(w.best_for);
+                slots[i] = Some((sub(m, flip, source, None)?, Levels::default()));
+                continue;
+            }
             let path = metric_table_path(dir, m, metric);
             let in_memory = used + bytes[i] <= pack_budget;
             // A DTM table read through its file shares its cache with its kept derived side.
@@ -142,16 +156,7 @@ impl Subtables {
                 used += cache_bytes as u64;
                 Source::File(Box::new(file))
             };
-            slots[i] = Some((
-                Sub {
-                    indexer: Indexer::new(m)?,
-                    flip,
-                    source,
-                    levels: Vec::new(),
-                    derived,
-                },
-                level_table(&path, metric)?,
-            ));
+            slots[i] = Some((sub(m, flip, source, derived)?, level_table(&path, metric)?));
         }
         supports.sort_by_key(|s| s.material);
         let (mut subs, sub_levels): (Vec<Sub>, Vec<Levels>) = slots
@@ -209,7 +214,7 @@ impl Subtables {
                 .and_then(|codes| Value::from_code(codes[index as usize])),
             // `child` is legal (reached by a legal move): its entry holds its value.
             (Source::File(f), _) => Some(f.stored_legal(side, index)?),
-            (Source::Packed(_), _) => None,
+            (Source::Packed(_) | Source::Withheld(_), _) => None,
         };
         match value {
             Some(v @ Value::Decided { order, distance }) if !is_stand_in(v) => Ok(Value::Decided {
@@ -229,6 +234,13 @@ impl Subtables {
     /// of code `captured`.
     #[inline]
     pub fn outcome(&self, captured: u8, child: &Position) -> Result<Outcome, BuildError> {
+        let sub = &self.subs[self.by_code[captured as usize].expect("a capturable piece")];
+        if let Source::Withheld(best_for) = sub.source {
+            return Ok(match child.turn() == best_for {
+                true => Outcome::Win,
+                false => Outcome::Loss,
+            });
+        }
         let (sub, side, index) = self.locate(captured, child)?;
         let pos = child;
         match &sub.source {
@@ -256,8 +268,24 @@ impl Subtables {
             Source::Codes(_) => Err(BuildError::Inconsistent(
                 "a DTM supporting table asked for an outcome".into(),
             )),
+            Source::Withheld(_) => unreachable!("answered above"),
         }
     }
+}
+
+fn sub(
+    m: Material,
+    flip: bool,
+    source: Source,
+    derived: Option<(Color, Derived)>,
+) -> Result<Sub, BuildError> {
+    Ok(Sub {
+        indexer: Indexer::new(m)?,
+        flip,
+        source,
+        levels: Vec::new(),
+        derived,
+    })
 }
 
 /// The level table of the table at `path` (read again: the file's header holds it).

@@ -58,6 +58,13 @@ pub struct Args {
     /// Stream through chunk files even when the table fits in memory (testing).
     #[arg(long, hide = true)]
     stream: bool,
+    /// One of the two builds of a partial table (testing; `formats/partial.md`): these
+    /// supporting tables are withheld, their captures valued as the best for `--best-for`.
+    #[arg(long, hide = true, value_delimiter = ',', requires = "best_for")]
+    withhold: Vec<xqtb::Material>,
+    /// With `--withhold`: whom the withheld tables' captures are the best for.
+    #[arg(long, hide = true, value_enum, requires = "withhold")]
+    best_for: Option<SideArg>,
     /// Stream with the frontiers as lists on disk even when their bitmaps fit (testing and
     /// measuring; tables with a rule stage keep bitmaps).
     #[arg(long, hide = true)]
@@ -76,6 +83,22 @@ pub struct Args {
     /// every pass boundary; `inf`: none).
     #[arg(long, default_value = "60", value_parser = parse_seconds, allow_hyphen_values = true)]
     checkpoint_secs: Duration,
+}
+
+/// A side, on the command line.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum SideArg {
+    Red,
+    Black,
+}
+
+impl From<SideArg> for xqtb::Color {
+    fn from(s: SideArg) -> xqtb::Color {
+        match s {
+            SideArg::Red => xqtb::Color::Red,
+            SideArg::Black => xqtb::Color::Black,
+        }
+    }
 }
 
 /// `--metric`.
@@ -251,6 +274,10 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         rules: args.shape.rules.into(),
         metrics: args.shape.metric.into(),
         stop: stop_on_signals()?,
+        withheld: args.best_for.map(|b| builder::Withheld {
+            materials: args.withhold.iter().map(|m| m.canonical()).collect(),
+            best_for: b.into(),
+        }),
     };
     let reports = builder::build(material, &opts, &bars)?;
     for r in reports {

@@ -9,4 +9,5 @@ mod cli_builds;
 mod crash_safety;
 mod disk_full;
 mod faults;
+mod partial_builds;
 mod provenance;

@@ -134,21 +134,27 @@ impl Material {
     /// Every table a build of this material needs, itself last: the canonical materials
     /// reachable by captures, in dependency order (each after all the tables it captures into).
     pub fn supporting(&self) -> Vec<Material> {
-        fn visit(m: Material, out: &mut Vec<Material>) {
-            if out.contains(&m) {
+        self.supporting_without(&[])
+    }
+
+    /// [`Material::supporting`] with the tables of `withheld` (canonical materials) left out,
+    /// and those reached only through them: what a partial build builds.
+    pub fn supporting_without(&self, withheld: &[Material]) -> Vec<Material> {
+        fn visit(m: Material, withheld: &[Material], out: &mut Vec<Material>) {
+            if out.contains(&m) || withheld.contains(&m) {
                 return;
             }
             for color in Color::ALL {
                 for role in Role::ALL {
                     if let Some(sub) = m.captured(color, role) {
-                        visit(sub.canonical(), out);
+                        visit(sub.canonical(), withheld, out);
                     }
                 }
             }
             out.push(m);
         }
         let mut out = Vec::new();
-        visit(self.canonical(), &mut out);
+        visit(self.canonical(), withheld, &mut out);
         out
     }
 

@@ -320,6 +320,32 @@ impl SupportingTable {
 }
 
 impl SupportingTable {
+    /// The record of a table withheld from a partial build (`formats/partial.md`): no file, its
+    /// captures valued as the best for one side. Length 0 names no file a table can have.
+    /// `file_crc` says for whom: 1 Red, 2 Black.
+    pub fn withheld(material: Material, rule_set: RuleSet, best_for: Color) -> SupportingTable {
+        SupportingTable {
+            material,
+            rule_set,
+            file_crc: 1 + best_for.index() as u32,
+            file_len: 0,
+        }
+    }
+
+    /// Was this table withheld from the build (see [`SupportingTable::withheld`])?
+    pub fn is_withheld(&self) -> bool {
+        self.file_len == 0
+    }
+
+    /// For a withheld table, the side its captures were valued as the best for.
+    pub fn withheld_best_for(&self) -> Option<Color> {
+        match (self.file_len, self.file_crc) {
+            (0, 1) => Some(Color::Red),
+            (0, 2) => Some(Color::Black),
+            _ => None,
+        }
+    }
+
     /// Fails unless `found`, what the file at `support` is now, is this record: the table at
     /// `table`, which recorded it, was built from that very file.
     pub fn check(
@@ -983,6 +1009,19 @@ pub enum TableError {
         recorded: SupportingTable,
         /// What the file present is.
         found: SupportingTable,
+    },
+    /// The table is one of the two builds of a partial table (`formats/partial.md`): it was
+    /// built with a supporting table withheld, its captures there valued as the best for one
+    /// side, so its values are bounds, not values.
+    #[error(
+        "{path} was built with the {withheld} table withheld (one build of a partial table: \
+         its values are bounds, not values); build it with {withheld} present to probe it"
+    )]
+    BuiltWithout {
+        /// The table.
+        path: PathBuf,
+        /// A supporting table it was built without.
+        withheld: Material,
     },
     /// The file holds another material than the one its name or its caller expects.
     #[error("{path}: material {found}, expected {expected}")]

@@ -454,6 +454,12 @@ impl Tablebase {
         metric: Metric,
         table: &Path,
     ) -> Result<(), TableError> {
+        if record.is_withheld() {
+            return Err(TableError::BuiltWithout {
+                path: table.to_owned(),
+                withheld: record.material,
+            });
+        }
         let path = metric_table_path(&self.dir, record.material, metric);
         let open = self
             .open
