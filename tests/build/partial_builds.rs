@@ -121,3 +121,48 @@ fn a_partial_build_is_never_served_as_a_complete_table() {
     );
     assert!(Tablebase::new(red.path(), 1 << 20).probe_dtc(&pos).is_ok());
 }
+
+/// The probing side: `PartialTablebase` over the two builds gives every position bounds that
+/// hold the full build's outcome, the value where it is exact, and refuses a build opened as
+/// the other one.
+#[test]
+fn partial_probes_bound_the_full_probes() {
+    use xqtb::tablebase::partial::PartialTablebase;
+    let full = built_with("KRKN", "", "");
+    let red = built_with("KRKN", "KRK", "red");
+    let black = built_with("KRKN", "KRK", "black");
+    let tb = Tablebase::new(full.path(), 1 << 20);
+    let partial = PartialTablebase::new(red.path(), black.path(), 1 << 20);
+    let ix = Indexer::new("KRKN".parse().unwrap()).unwrap();
+    let rank = |o: Outcome| match o {
+        Outcome::Loss => 0,
+        Outcome::Draw => 1,
+        Outcome::Win => 2,
+    };
+    let (mut exact, mut open) = (0, 0);
+    for turn in Color::ALL {
+        for i in 0..ix.size() {
+            let Some(pos) = ix.decode(i, turn).filter(|p| !p.opponent_in_check()) else {
+                continue;
+            };
+            let v = tb.probe_dtc(&pos).unwrap();
+            let b = partial.probe_bounds(&pos).unwrap();
+            let fen = xqtb::to_fen(&pos);
+            assert!(
+                rank(b.lower) <= rank(v.outcome()) && rank(v.outcome()) <= rank(b.upper),
+                "{fen}: {v} not within {b:?}"
+            );
+            if let Some(e) = b.exact {
+                assert_eq!(e, v, "{fen}");
+                exact += 1;
+            }
+            open += !b.decided() as u64;
+        }
+    }
+    assert!(exact > 0 && open > 0, "{exact} exact, {open} open");
+    // Each build opens only as itself.
+    let swapped = PartialTablebase::new(black.path(), red.path(), 1 << 20);
+    let pos = xqtb::parse_fen("9/9/4k4/9/9/9/9/9/1n7/R2K5 w").unwrap();
+    let e = swapped.probe_bounds(&pos).unwrap_err().to_string();
+    assert!(e.contains("built with the KRK table withheld"), "{e}");
+}

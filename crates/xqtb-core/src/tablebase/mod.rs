@@ -57,6 +57,7 @@ use thiserror::Error;
 
 mod dtm;
 mod game;
+pub mod partial;
 pub use dtm::{Dtm, DtmLine, DtmMove};
 
 /// Why a position could not be probed.
@@ -203,6 +204,12 @@ pub struct Tablebase {
     /// Distinguishes this tablebase, and its tables since the last change on disk, in the
     /// threads' caches of the last table probed.
     id: AtomicU64,
+    /// A directory of one of the two builds of partial tables (`formats/partial.md`): tables
+    /// built with supporting tables withheld as the best for this side open; `None`: they are
+    /// refused ([`TableError::BuiltWithout`]).
+    partial_build: Option<Color>,
+    /// The tables the partial builds opened so far were built without.
+    withheld: Mutex<std::collections::HashSet<Material>>,
 }
 
 /// The table a thread probed last: (tablebase id, material and metric, table).
@@ -291,6 +298,18 @@ impl Tablebase {
             rules: Mutex::new(scan_rules(dir)),
             expected: Mutex::new(HashMap::new()),
             id: AtomicU64::new(NEXT_ID.fetch_add(1, Relaxed)),
+            partial_build: None,
+            withheld: Mutex::new(Default::default()),
+        }
+    }
+
+    /// A directory of the build of partial tables whose withheld tables' captures were valued
+    /// as the best for `best_for` (`formats/partial.md` §2): its tables open, their values being
+    /// that build's ([`partial::PartialTablebase`] pairs two).
+    pub fn of_partial_build(dir: &Path, cache_bytes: usize, best_for: Color) -> Tablebase {
+        Tablebase {
+            partial_build: Some(best_for),
+            ..Tablebase::new(dir, cache_bytes)
         }
     }
 
@@ -454,7 +473,11 @@ impl Tablebase {
         metric: Metric,
         table: &Path,
     ) -> Result<(), TableError> {
-        if record.is_withheld() {
+        if let Some(best_for) = record.withheld_best_for() {
+            if self.partial_build == Some(best_for) {
+                self.withheld.lock().unwrap().insert(record.material);
+                return Ok(());
+            }
             return Err(TableError::BuiltWithout {
                 path: table.to_owned(),
                 withheld: record.material,
@@ -526,6 +549,9 @@ impl Tablebase {
     /// smaller table, which must be present). Nor are the distances of a table's derived side
     /// ([`Tablebase::derive`]): its positions' values come from their children's.
     pub fn probe_dtc(&self, pos: &Position) -> Result<Value, ProbeError> {
+        if let Some(v) = self.withheld_value(pos) {
+            return Ok(v);
+        }
         let stored = self.locate(pos, |t, side, index| t.file.stored_legal(side, index))?;
         self.resolve(pos, stored)
     }
@@ -640,7 +666,23 @@ impl Tablebase {
     /// The outcome of a legal position for its side to move, read from the WDL stream alone
     /// (a few percent of a table's bytes; no distance is decompressed).
     pub fn probe_wdl(&self, pos: &Position) -> Result<Outcome, ProbeError> {
+        if let Some(v) = self.withheld_value(pos) {
+            return Ok(v.outcome());
+        }
         self.locate(pos, |t, side, index| t.file.outcome_legal(side, index))
+    }
+
+    /// In a directory of partial builds, the value a position of a withheld table stands in
+    /// with (`formats/partial.md` §2): a win for the side the build favours, a loss for the
+    /// other. A capture ends a line, so the distance plays no part.
+    fn withheld_value(&self, pos: &Position) -> Option<Value> {
+        let best_for = self.partial_build?;
+        let material = Material::of(pos).canonical();
+        if !self.withheld.lock().unwrap().contains(&material) {
+            return None;
+        }
+        let distance = u16::from(pos.turn() == best_for);
+        Some(Value::Decided { order: 0, distance })
     }
 
     /// Where a legal position's value is stored: its table's material (canonical), the side to

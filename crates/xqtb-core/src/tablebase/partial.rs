@@ -1,0 +1,72 @@
+//! Probing a partial table (`formats/partial.md`): its two builds, the withheld tables'
+//! captures valued as the best for Red in one and for Black in the other, give each position
+//! bounds on its value for the side to move, and the value itself where it is exact.
+
+use super::{ProbeError, Tablebase};
+use crate::piece::Color;
+use crate::position::Position;
+use crate::table::RuleSet;
+use crate::value::{Outcome, Value};
+use std::path::Path;
+
+/// A position's value as a partial table knows it, for the side to move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// The worst outcome the withheld tables could make it.
+    pub lower: Outcome,
+    /// The best.
+    pub upper: Outcome,
+    /// The value, distance included, where it is exact (`formats/partial.md` §4); `None` where
+    /// the bounds differ or only the outcome is exact.
+    pub exact: Option<Value>,
+}
+
+impl Bounds {
+    /// Do the bounds meet (the outcome is exact, perhaps not its distance)?
+    pub fn decided(&self) -> bool {
+        self.lower == self.upper
+    }
+}
+
+/// The two builds of partial tables, each a directory ([`Tablebase::of_partial_build`]).
+pub struct PartialTablebase {
+    red_best: Tablebase,
+    black_best: Tablebase,
+}
+
+impl PartialTablebase {
+    /// The builds in `red_best` and `black_best`, each table with a block cache of
+    /// `cache_bytes`.
+    pub fn new(red_best: &Path, black_best: &Path, cache_bytes: usize) -> PartialTablebase {
+        PartialTablebase {
+            red_best: Tablebase::of_partial_build(red_best, cache_bytes, Color::Red),
+            black_best: Tablebase::of_partial_build(black_best, cache_bytes, Color::Black),
+        }
+    }
+
+    /// The bounds of a legal position's value for its side to move: the lower bound from the
+    /// build best for the other side, the upper from the build best for the side to move.
+    pub fn probe_bounds(&self, pos: &Position) -> Result<Bounds, ProbeError> {
+        let (red, black) = (
+            self.red_best.probe_dtc(pos)?,
+            self.black_best.probe_dtc(pos)?,
+        );
+        let (best, worst) = match pos.turn() {
+            Color::Red => (red, black),
+            Color::Black => (black, red),
+        };
+        let material = crate::material::Material::of(pos).canonical();
+        let rule_set = self.red_best.table(material)?.file.header().rule_set;
+        Ok(Bounds {
+            lower: worst.outcome(),
+            upper: best.outcome(),
+            exact: (red == black && exact_kind(rule_set, red)).then_some(red),
+        })
+    }
+}
+
+/// Whether a value both builds agree on is exact, distance included (`formats/partial.md`
+/// §4): always but under the Asian rules, and there for draws and values of order 0.
+fn exact_kind(rule_set: RuleSet, v: Value) -> bool {
+    rule_set != RuleSet::DtcAsian || matches!(v, Value::Draw | Value::Decided { order: 0, .. })
+}
