@@ -65,6 +65,15 @@ pub struct Args {
     /// With `--withhold`: whom the withheld tables' captures are the best for.
     #[arg(long, hide = true, value_enum, requires = "withhold")]
     best_for: Option<SideArg>,
+    /// Build a partial table (formats/partial.md): the `--without` tables (without any named:
+    /// every table the captures lead to that is not in the directory) are withheld, the others
+    /// built; each position gets bounds (at least a draw, at most a draw, ...) and its exact
+    /// value where they meet. Two builds, into <DIR>/partial/red-best and .../black-best.
+    #[arg(long, conflicts_with = "withhold")]
+    partial: bool,
+    /// With `--partial`: supporting tables to withhold even if present, e.g. KRK,KNK.
+    #[arg(long, value_delimiter = ',', requires = "partial")]
+    without: Vec<xqtb::Material>,
     /// Stream with the frontiers as lists on disk even when their bitmaps fit (testing and
     /// measuring; tables with a rule stage keep bitmaps).
     #[arg(long, hide = true)]
@@ -279,11 +288,39 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
             best_for: b.into(),
         }),
     };
+    if args.partial {
+        // Named tables are withheld, and the others built; with none named, the absent ones.
+        let absent = args.without.is_empty();
+        let withheld = builder::withheld_tables(material, &args.without, absent, &opts.dir);
+        let names: Vec<String> = withheld.iter().map(|m| m.to_string()).collect();
+        bars.note(&format!(
+            "partial build of {material} without {} (formats/partial.md): two builds, into {} \
+             and {}",
+            names.join(", "),
+            builder::partial_dir(&opts.dir, xqtb::Color::Red).display(),
+            builder::partial_dir(&opts.dir, xqtb::Color::Black).display()
+        ));
+        let (complete, [red, black]) = builder::build_partial(material, &withheld, &opts, &bars)?;
+        print_reports(out, &complete, "", args.verbose)?;
+        print_reports(out, &red, " red-best", args.verbose)?;
+        return print_reports(out, &black, " black-best", args.verbose);
+    }
     let reports = builder::build(material, &opts, &bars)?;
+    print_reports(out, &reports, "", args.verbose)
+}
+
+/// A line per table built or present (`suffix` after its name), and with `verbose` its store's
+/// traffic.
+fn print_reports(
+    out: super::Out,
+    reports: &[builder::TableReport],
+    suffix: &str,
+    verbose: bool,
+) -> super::Result<()> {
     for r in reports {
         let name = match r.metric {
-            xqtb::table::Metric::Dtc => r.material.to_string(),
-            xqtb::table::Metric::Dtm => format!("{} dtm", r.material),
+            xqtb::table::Metric::Dtc => format!("{}{suffix}", r.material),
+            xqtb::table::Metric::Dtm => format!("{} dtm{suffix}", r.material),
         };
         match r.seconds {
             None => writeln!(
@@ -308,7 +345,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
             )?,
         }
         let t = r.traffic;
-        if args.verbose && t.written() + t.read() > 0 {
+        if verbose && t.written() + t.read() > 0 {
             writeln!(
                 out,
                 "{:<12} store     wrote {} (chunks {}, update logs {}, resolution logs {}, \

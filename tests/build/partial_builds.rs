@@ -166,3 +166,45 @@ fn partial_probes_bound_the_full_probes() {
     let e = swapped.probe_bounds(&pos).unwrap_err().to_string();
     assert!(e.contains("built with the KRK table withheld"), "{e}");
 }
+
+/// `xqtb build M --partial [--without ...]`: the complete tables into `--dir`, the two builds
+/// into `partial/red-best` and `partial/black-best`; with nothing named, the absent supporting
+/// tables are the withheld ones.
+#[test]
+fn build_partial_from_the_command_line() {
+    use xqtb::tablebase::partial::PartialTablebase;
+    let dir = tempfile::tempdir().unwrap();
+    let out = build_cmd("KRKN", dir.path(), &["--partial", "--without", "KRK"])
+        .output()
+        .unwrap();
+    assert_ok("build --partial --without KRK", &out);
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in ["KNK ", "KRKN red-best ", "KRKN black-best "] {
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with(line) && l.contains(" built ")),
+            "{line}: {text}"
+        );
+    }
+    assert!(!dir.path().join("KRK.xqtb").exists() && !dir.path().join("KRKN.xqtb").exists());
+    let partial = PartialTablebase::new(
+        &dir.path().join("partial/red-best"),
+        &dir.path().join("partial/black-best"),
+        1 << 20,
+    );
+    let pos = xqtb::parse_fen("9/9/4k4/9/9/9/9/9/1n7/R2K5 w").unwrap();
+    assert!(partial.probe_bounds(&pos).is_ok());
+
+    // Nothing named and nothing present: both tables KRKN captures into are withheld.
+    let empty = tempfile::tempdir().unwrap();
+    let out = build_cmd("KRKN", empty.path(), &["--partial"])
+        .output()
+        .unwrap();
+    assert_ok("build --partial", &out);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("without KNK, KRK"));
+    // --without alone is refused.
+    let out = build_cmd("KRKN", empty.path(), &["--without", "KRK"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+}
