@@ -14,7 +14,7 @@ use crate::repetition::{Perpetual, PieceNames, Repetition, Ruling};
 use crate::square::Square;
 use crate::table::{file_name, metric_file_name, wdl_outcome, Metric, TableError};
 use crate::tablebase::{Dtm, DtmMove, LineEnd, MoveValue, ProbeError, Tablebase};
-use crate::value::Value;
+use crate::value::{Outcome, Value};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -866,4 +866,74 @@ pub fn table_materials(dir: &Path) -> std::io::Result<Vec<Material>> {
     }
     out.sort_by_key(|m| m.to_string());
     Ok(out)
+}
+
+/// A position of a partial table (`formats/partial.md`): bounds on its value for the side to
+/// move, and the value where it is exact.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct PartialResult {
+    /// The position as FEN.
+    pub fen: String,
+    /// Its material, e.g. `KRKN`.
+    pub material: String,
+    /// The side to move: `w` Red, `b` Black.
+    pub side: &'static str,
+    /// The tables withheld from the partial table.
+    pub without: Vec<String>,
+    /// The worst outcome the withheld tables could make it: `win`, `draw` or `loss`.
+    pub lower: &'static str,
+    /// The best.
+    pub upper: &'static str,
+    /// The bounds in words: `win`, `draw`, `loss`, `at least a draw`, `at most a draw`, or
+    /// `unknown`.
+    pub bounds: &'static str,
+    /// Where the value is exact, its order and distance; else null.
+    pub order: Option<u16>,
+    /// See `order`.
+    pub distance: Option<u16>,
+}
+
+/// The bounds of a position of `dir`'s partial table of its material, if it has one
+/// (`dir/partial/red-best` and `dir/partial/black-best`).
+pub fn probe_partial(
+    dir: &Path,
+    pos: &Position,
+    cache_bytes: usize,
+) -> Result<Option<PartialResult>, ProbeError> {
+    use crate::tablebase::partial::{partial_dir, PartialTablebase};
+    let material = Material::of(pos);
+    let red = partial_dir(dir, Color::Red);
+    let path = crate::table::metric_table_path(&red, material.canonical(), Metric::Dtc);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let without = crate::table::TableFile::open(&path, 0)?
+        .header()
+        .supports
+        .iter()
+        .filter(|s| s.is_withheld())
+        .map(|s| s.material.to_string())
+        .collect();
+    let b = PartialTablebase::of_dir(dir, cache_bytes).probe_bounds(pos)?;
+    Ok(Some(PartialResult {
+        fen: to_fen(pos),
+        material: material.to_string(),
+        side: side_name(pos.turn()),
+        without,
+        lower: b.lower.name(),
+        upper: b.upper.name(),
+        bounds: bounds_words(b.lower, b.upper),
+        order: b.exact.and_then(|v| v.order()),
+        distance: b.exact.and_then(|v| v.distance()),
+    }))
+}
+
+/// Bounds in words, for the side to move.
+fn bounds_words(lower: Outcome, upper: Outcome) -> &'static str {
+    match (lower, upper) {
+        (l, u) if l == u => l.name(),
+        (Outcome::Draw, Outcome::Win) => "at least a draw",
+        (Outcome::Loss, Outcome::Draw) => "at most a draw",
+        _ => "unknown",
+    }
 }

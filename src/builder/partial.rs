@@ -9,15 +9,9 @@ use crate::material::Material;
 use crate::piece::Color;
 use crate::retro::progress::Progress;
 use crate::table::{metric_table_path, Metric};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// The directory of the build of partial tables best for `best_for` under `dir`.
-pub fn partial_dir(dir: &Path, best_for: Color) -> PathBuf {
-    dir.join("partial").join(match best_for {
-        Color::Red => "red-best",
-        Color::Black => "black-best",
-    })
-}
+pub use crate::tablebase::partial::partial_dir;
 
 /// The tables `material`'s build reads that a partial build withholds: `without` (canonical),
 /// and, if `absent_too`, each table `material` or a table it reads captures into that is not

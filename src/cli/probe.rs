@@ -29,6 +29,9 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     let tb = Tablebase::new(&args.dir, args.cache as usize);
     if args.position != "-" {
         let pos = super::position(&args.position)?;
+        if let Some(p) = partial(&args, &pos)? {
+            return writeln!(out, "{p}").map_err(Into::into);
+        }
         return if args.json {
             let j = probe_json(&tb, &pos)?;
             writeln!(out, "{j}").map_err(Into::into)
@@ -54,7 +57,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         } else if text.is_empty() {
             Err("empty line: expected a FEN or a query-system string".into())
         } else {
-            answer(&tb, text, args.json)
+            answer(&tb, text, &args)
         };
         match result {
             Ok(s) => writeln!(out, "{s}")?,
@@ -80,9 +83,12 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
 }
 
 /// One batch line's answer: a JSON object, or the text block without its final newline.
-fn answer(tb: &Tablebase, text: &str, json: bool) -> super::Result<String> {
+fn answer(tb: &Tablebase, text: &str, args: &Args) -> super::Result<String> {
     let pos = super::position(text)?;
-    if json {
+    if let Some(p) = partial(args, &pos)? {
+        return Ok(p);
+    }
+    if args.json {
         return probe_json(tb, &pos);
     }
     let mut buf = Vec::new();
@@ -193,4 +199,32 @@ fn rule_text(rule: &xqtb::query::RuleAhead, result: &str) -> String {
         "by the Asian rules: {when} {whose} has nothing left but {act} (by the piece on {by}), \
          which loses"
     )
+}
+
+/// A position whose material has no table in the directory but a partial one
+/// (`formats/partial.md`): its bounds, as text or JSON; `None` otherwise.
+fn partial(args: &Args, pos: &Position) -> super::Result<Option<String>> {
+    let material = xqtb::Material::of(pos).canonical();
+    if xqtb::table::metric_table_path(&args.dir, material, xqtb::table::Metric::Dtc).exists() {
+        return Ok(None);
+    }
+    let Some(p) = query::probe_partial(&args.dir, pos, args.cache as usize)? else {
+        return Ok(None);
+    };
+    if args.json {
+        return Ok(Some(serde_json::to_string(&p)?));
+    }
+    let exact = match (p.order, p.distance) {
+        (Some(o), Some(d)) => format!(" {d} (order {o})"),
+        _ => String::new(),
+    };
+    Ok(Some(format!(
+        "{}\n{} ({} to move): {}{exact}\n  (a partial table, built without {}: bounds for the \
+         side to move, the value where they meet)",
+        p.fen,
+        p.material,
+        if p.side == "w" { "Red" } else { "Black" },
+        p.bounds,
+        p.without.join(", ")
+    )))
 }

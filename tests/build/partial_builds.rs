@@ -194,6 +194,36 @@ fn build_partial_from_the_command_line() {
     );
     let pos = xqtb::parse_fen("9/9/4k4/9/9/9/9/9/1n7/R2K5 w").unwrap();
     assert!(partial.probe_bounds(&pos).is_ok());
+    // `probe` answers from the partial table, in words. Red wins this one in the full table
+    // (1 ply, order 1), but every Red win ends in taking the horse, into the withheld KRK: at
+    // least a draw. With Black to move and the horse able to take the rook (d7 takes e5, leg
+    // d6 open) into KNK, present, where the horse wins against the bare king: a win at once
+    // (a capture into a lost position: distance 1), exact in both builds.
+    let probe = |fen: &str| {
+        let out = crate::common::xqtb()
+            .args(["probe", "--json", "--dir"])
+            .arg(dir.path())
+            .arg(fen)
+            .output()
+            .unwrap();
+        assert_ok("probe a partial table", &out);
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let p = probe("9/9/4k4/9/9/9/9/9/1n7/R2K5 w");
+    assert_eq!(
+        (&p["lower"], &p["upper"], &p["bounds"], &p["without"]),
+        (
+            &"draw".into(),
+            &"win".into(),
+            &"at least a draw".into(),
+            &serde_json::json!(["KRK"])
+        )
+    );
+    let p = probe("5k3/9/3n5/9/4R4/9/9/9/9/3K5 b");
+    assert_eq!(
+        (&p["bounds"], &p["order"], &p["distance"]),
+        (&"win".into(), &0.into(), &1.into())
+    );
 
     // Nothing named and nothing present: both tables KRKN captures into are withheld.
     let empty = tempfile::tempdir().unwrap();

@@ -7,7 +7,16 @@ use crate::piece::Color;
 use crate::position::Position;
 use crate::table::RuleSet;
 use crate::value::{Outcome, Value};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// Where `dir`'s partial tables keep the build whose withheld tables' captures are the best
+/// for `best_for`: `dir/partial/red-best`, `dir/partial/black-best`.
+pub fn partial_dir(dir: &Path, best_for: Color) -> PathBuf {
+    dir.join("partial").join(match best_for {
+        Color::Red => "red-best",
+        Color::Black => "black-best",
+    })
+}
 
 /// A position's value as a partial table knows it, for the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +44,15 @@ pub struct PartialTablebase {
 }
 
 impl PartialTablebase {
+    /// The partial tables of the table directory `dir` ([`partial_dir`]).
+    pub fn of_dir(dir: &Path, cache_bytes: usize) -> PartialTablebase {
+        PartialTablebase::new(
+            &partial_dir(dir, Color::Red),
+            &partial_dir(dir, Color::Black),
+            cache_bytes,
+        )
+    }
+
     /// The builds in `red_best` and `black_best`, each table with a block cache of
     /// `cache_bytes`.
     pub fn new(red_best: &Path, black_best: &Path, cache_bytes: usize) -> PartialTablebase {
