@@ -893,6 +893,43 @@ pub struct PartialResult {
     pub distance: Option<u16>,
 }
 
+/// A probe's answer: from a complete table, or from a partial one where the directory has no
+/// complete table of the position's material ([`partial_fallback`]).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[serde(untagged)]
+pub enum ProbeAnswer {
+    /// From a complete table.
+    Full(Box<ProbeResult>),
+    /// From a partial table (it has `bounds`).
+    Partial(PartialResult),
+}
+
+/// [`probe`], or where `dir` has no complete table of the position's material but a partial
+/// one, the partial table's answer.
+pub fn probe_answer(tb: &Tablebase, pos: &Position) -> Result<ProbeAnswer, ProbeError> {
+    match partial_fallback(tb.dir(), pos, PARTIAL_CACHE)? {
+        Some(p) => Ok(ProbeAnswer::Partial(p)),
+        None => Ok(ProbeAnswer::Full(Box::new(probe(tb, pos)?))),
+    }
+}
+
+/// Block cache per table of a partial table probed through [`probe_answer`].
+const PARTIAL_CACHE: usize = 1 << 20;
+
+/// `dir`'s partial table's answer for `pos` if `dir` has no complete table of its material
+/// and a partial one; `None` otherwise.
+pub fn partial_fallback(
+    dir: &Path,
+    pos: &Position,
+    cache_bytes: usize,
+) -> Result<Option<PartialResult>, ProbeError> {
+    let material = Material::of(pos).canonical();
+    if crate::table::metric_table_path(dir, material, Metric::Dtc).exists() {
+        return Ok(None);
+    }
+    probe_partial(dir, pos, cache_bytes)
+}
+
 /// The bounds of a position of `dir`'s partial table of its material, if it has one
 /// (`dir/partial/red-best` and `dir/partial/black-best`).
 pub fn probe_partial(

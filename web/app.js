@@ -52,6 +52,10 @@ const TEXT = {
     'btn.mate': 'Play to mate', 'btn.stop': 'Stop', 'btn.flip': 'Flip board', 'btn.play': 'Play mode', 'btn.edit': 'Edit position',
     'btn.lookup': 'Look up answers', 'btn.restart': 'Restart', 'btn.load': 'Load', 'btn.analyse': 'Analyse',
     'btn.clear': 'Clear', 'btn.kings': 'Kings only', 'btn.start': 'Start position',
+    'partial.value': '{side} to move: {b}{exact} (partial table)', 'order': 'order {o}',
+    'bounds.win': 'a win', 'bounds.draw': 'a draw', 'bounds.loss': 'a loss', 'bounds.at least a draw': 'at least a draw',
+    'bounds.at most a draw': 'at most a draw', 'bounds.unknown': 'unknown',
+    'partial.note': 'This table was built without {without}: its values are bounds — the worst and the best the missing tables could make them — exact where they meet (Björnsson, Schaeffer and Sturtevant, Partial Information Endgame Databases, 2005). Moves are not listed.',
     'btn.copy': 'Copy FEN', 'btn.copied': 'Copied', 'btn.side': 'Other side to move', 'btn.pgn': 'Download line (PGN)',
     'fen': 'FEN', 'qstring': 'Classic position string',
     'legend': '(order-value) of the position after the move, for the side to move there · * best · c capture · + check · ~ chases a piece (Asian rules)',
@@ -139,6 +143,10 @@ const TEXT = {
     'btn.mate': '走到將死', 'btn.stop': '停止', 'btn.flip': '翻轉棋盤', 'btn.play': '練習攻防', 'btn.edit': '擺局',
     'btn.lookup': '查閱解答', 'btn.restart': '重來', 'btn.load': '載入', 'btn.analyse': '查詢',
     'btn.clear': '清空', 'btn.kings': '只留將帥', 'btn.start': '初始局面',
+    'partial.value': '輪{side}走：{b}{exact}（部分殘局庫）', 'order': '階 {o}',
+    'bounds.win': '勝', 'bounds.draw': '和', 'bounds.loss': '負', 'bounds.at least a draw': '至少和局',
+    'bounds.at most a draw': '至多和局', 'bounds.unknown': '未知',
+    'partial.note': '此殘局庫建造時缺少 {without}：值為上下界（缺少的殘局庫可能造成的最差與最佳結果），兩者相同時為確定值。不列出著法。',
     'btn.copy': '複製 FEN', 'btn.copied': '已複製', 'btn.side': '換對方走', 'btn.pgn': '下載棋譜（PGN）',
     'fen': 'FEN', 'qstring': '經典局面字串',
     'legend': '（階-值）為走後局面對該走子方的值 · * 最佳 · c 吃子 · + 將軍 · ~ 捉子（亞洲規則）',
@@ -909,6 +917,7 @@ function positionPage(text) {
     side.textContent = '';
     if (!result) return;
     const r = result;
+    if (r.bounds) { renderPartial(side, r, flip); return; }
     const dtm = !!r.dtm, mate = byDtm(r);
     side.append(el('div', { class: 'value ' + r.result, id: 'value' }, valueText(r)));
     if (ruling) side.append(el('p', { class: 'notice ruling', id: 'ruling' }, rulingText(ruling, parsePosition(r.fen).pos)));
@@ -976,7 +985,7 @@ function positionPage(text) {
     board.setPosition(parsePosition(result.fen).pos, last);
     if (ruling) board.markRule([], ruling.chased);
     else if (result.rule) board.markRule(result.rule.by, result.rule.chased);
-    if (!ruling) board.interactive(result.moves.map((m) => m.move), (mv) => play(result.moves.find((m) => m.move === mv)));
+    if (!ruling && result.moves) board.interactive(result.moves.map((m) => m.move), (mv) => play(result.moves.find((m) => m.move === mv)));
     render();
     const r0 = result;
     if (autoplay) autoplay.timer = setTimeout(() => (autoplay && autoplay.dtm ? advanceMate(r0) : advanceLine()), 400);
@@ -991,6 +1000,21 @@ function positionPage(text) {
       return false;
     },
   };
+}
+
+/** A position of a partial table (formats/partial.md): its bounds in words, what the table
+ *  was built without; no moves (their values are bounds too). */
+function renderPartial(side, r, flip) {
+  const b = t('bounds.' + r.bounds);
+  const exact = r.distance === null ? '' : ': ' + plies(r.distance) + ', ' + t('order', { o: r.order });
+  side.append(el('div', { class: 'value partial ' + (r.lower === r.upper ? r.lower : ''), id: 'value' },
+    t('partial.value', { side: t('side.' + r.side), b, exact })));
+  side.append(el('p', { class: 'notice', id: 'partial-note' }, t('partial.note', { without: r.without.join(', ') })));
+  side.append(el('div', { class: 'toolbar' },
+    el('button', { id: 'back', type: 'button', onclick: () => history.back() }, t('btn.back')),
+    el('button', { id: 'flip', type: 'button', onclick: flip }, t('btn.flip')),
+    el('a', { id: 'to-edit', class: 'btn', href: '/edit?fen=' + fenParam(r.fen), 'data-nav': '' }, t('btn.edit'))));
+  side.append(el('p', { class: 'small' }, el('code', { id: 'fen' }, r.fen)));
 }
 
 /** The legal moves of a probe answer, grouped by their result for the mover, as buttons. */

@@ -204,11 +204,7 @@ fn rule_text(rule: &xqtb::query::RuleAhead, result: &str) -> String {
 /// A position whose material has no table in the directory but a partial one
 /// (`formats/partial.md`): its bounds, as text or JSON; `None` otherwise.
 fn partial(args: &Args, pos: &Position) -> super::Result<Option<String>> {
-    let material = xqtb::Material::of(pos).canonical();
-    if xqtb::table::metric_table_path(&args.dir, material, xqtb::table::Metric::Dtc).exists() {
-        return Ok(None);
-    }
-    let Some(p) = query::probe_partial(&args.dir, pos, args.cache as usize)? else {
+    let Some(p) = query::partial_fallback(&args.dir, pos, args.cache as usize)? else {
         return Ok(None);
     };
     if args.json {

@@ -7,7 +7,7 @@
 use super::State;
 use crate::material::Material;
 use crate::position::{Move, Position};
-use crate::query::{self, Mainline, ProbeResult, TableStats, TableSummary};
+use crate::query::{self, Mainline, TableStats, TableSummary};
 use crate::table::{file_name, Metric};
 use crate::tablebase::ProbeError;
 use axum::extract::rejection::{PathRejection, QueryRejection};
@@ -300,7 +300,7 @@ async fn probe(
     q: Result<Query<PositionQuery>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let pos = position_of(q)?;
-    let r: ProbeResult = blocking(&state, move |st| Ok(query::probe(&st.tb, &pos)?)).await?;
+    let r = blocking(&state, move |st| Ok(query::probe_answer(&st.tb, &pos)?)).await?;
     Ok(ok(r))
 }
 

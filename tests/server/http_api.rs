@@ -487,3 +487,30 @@ fn cors_and_etags() {
         .unwrap()
         .contains("GET"));
 }
+
+/// A directory holding a partial table (`formats/partial.md`) and no complete one of that
+/// material: `/api/probe` answers with its bounds.
+#[test]
+fn probe_answers_from_a_partial_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::common::build_cmd("KRKN", dir.path(), &["--partial", "--without", "KRK"])
+        .output()
+        .unwrap();
+    crate::common::assert_ok("build --partial", &out);
+    let server = Server::start(dir.path());
+    let r = get(&server.url("/api/probe?fen=9/9/4k4/9/9/9/9/9/1n7/R2K5_w"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let j = r.json();
+    assert_eq!(
+        (&j["bounds"], &j["lower"], &j["upper"], &j["without"]),
+        (
+            &"at least a draw".into(),
+            &"draw".into(),
+            &"win".into(),
+            &serde_json::json!(["KRK"])
+        )
+    );
+    // The withheld table itself is not there.
+    let r = get(&server.url("/api/probe?fen=9/9/4k4/9/9/9/9/9/9/R2K5_w"));
+    assert_eq!(r.status, 404, "{}", r.body);
+}

@@ -166,7 +166,10 @@ fn idle_and_trickling_connections_are_closed() {
     let at = closed_by_server(&mut c, sent, Duration::from_secs(10))
         .expect("an idle connection is closed");
     // The idle timeout, not the (shorter) header timeout.
-    assert!(at >= IDLE - EARLY && at < IDLE * 4, "closed {at:?} after the last request");
+    assert!(
+        at >= IDLE - EARLY && at < IDLE * 4,
+        "closed {at:?} after the last request"
+    );
 
     // A head sent a byte every 100 ms: bytes keep coming, it is cut at the header timeout.
     let mut t = TcpStream::connect(server.addr()).unwrap();
