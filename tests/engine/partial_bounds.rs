@@ -54,24 +54,45 @@ fn solve_with(g: &reference::Graph, unknown: &[usize], values: &[Res], rules: Ru
     (0..g.n()).map(|u| for_red(g.red[u], db[u])).collect()
 }
 
+/// A random graph and up to four of its vertices with a withheld exit each.
+fn random_case(rng: &mut ChaCha8Rng) -> (reference::Graph, Vec<usize>) {
+    let g = random_graph(rng, 2..=14);
+    let k = rng.gen_range(1..=4usize).min(g.n());
+    let unknown = (0..k).map(|_| rng.gen_range(0..g.n())).collect();
+    (g, unknown)
+}
+
+/// Every assignment of win, draw or loss to `k` withheld exits.
+fn assignments(k: usize) -> impl Iterator<Item = Vec<Res>> {
+    (0..3usize.pow(k as u32)).map(move |mut code| {
+        (0..k)
+            .map(|_| {
+                let r = [Res::Win, Res::Draw, Res::Loss][code % 3];
+                code /= 3;
+                r
+            })
+            .collect()
+    })
+}
+
+/// Every withheld exit the best for Red (`red`) or for Black. An exit's value is the child's,
+/// for the side to move there: a loss where the favoured side moves into it.
+fn extreme(g: &reference::Graph, unknown: &[usize], red: bool) -> Vec<Res> {
+    unknown
+        .iter()
+        .map(|&u| if g.red[u] == red { Res::Loss } else { Res::Win })
+        .collect()
+}
+
 #[test]
 fn values_are_monotone_in_unknown_exits_so_two_builds_bound_them() {
     let mut rng = ChaCha8Rng::seed_from_u64(33);
     let mut informative = 0;
     for round in 0..20_000 {
-        let g = random_graph(&mut rng, 2..=14);
-        let k = rng.gen_range(1..=4usize).min(g.n());
-        let unknown: Vec<usize> = (0..k).map(|_| rng.gen_range(0..g.n())).collect();
+        let (g, unknown) = random_case(&mut rng);
         for rules in [Rules::None, Rules::Check, Rules::Asian] {
             let (mut lo, mut hi) = (vec![1i8; g.n()], vec![-1i8; g.n()]);
-            for mut code in 0..3usize.pow(k as u32) {
-                let values: Vec<Res> = (0..k)
-                    .map(|_| {
-                        let r = [Res::Win, Res::Draw, Res::Loss][code % 3];
-                        code /= 3;
-                        r
-                    })
-                    .collect();
+            for values in assignments(unknown.len()) {
                 for (u, x) in solve_with(&g, &unknown, &values, rules)
                     .into_iter()
                     .enumerate()
@@ -80,16 +101,8 @@ fn values_are_monotone_in_unknown_exits_so_two_builds_bound_them() {
                     hi[u] = hi[u].max(x);
                 }
             }
-            // Every unknown exit the best for Red, and the best for Black. An exit's value is
-            // the child's, for the side to move there: a loss where Red moves into it.
-            let best = |red: bool| -> Vec<Res> {
-                unknown
-                    .iter()
-                    .map(|&u| if g.red[u] == red { Res::Loss } else { Res::Win })
-                    .collect()
-            };
-            let red_best = solve_with(&g, &unknown, &best(true), rules);
-            let black_best = solve_with(&g, &unknown, &best(false), rules);
+            let red_best = solve_with(&g, &unknown, &extreme(&g, &unknown, true), rules);
+            let black_best = solve_with(&g, &unknown, &extreme(&g, &unknown, false), rules);
             assert_eq!(
                 red_best, hi,
                 "round {round} {rules:?}: {g:?} unknown exits at {unknown:?}"
@@ -123,28 +136,13 @@ fn where_the_two_builds_agree_the_value_is_exact() {
     let mut rng = ChaCha8Rng::seed_from_u64(34);
     let (mut exact_checked, mut inexact_above_0) = (0usize, 0usize);
     for round in 0..20_000 {
-        let g = random_graph(&mut rng, 2..=14);
-        let k = rng.gen_range(1..=4usize).min(g.n());
-        let unknown: Vec<usize> = (0..k).map(|_| rng.gen_range(0..g.n())).collect();
-        let best = |red: bool| -> Vec<Res> {
-            unknown
-                .iter()
-                .map(|&u| if g.red[u] == red { Res::Loss } else { Res::Win })
-                .collect()
-        };
+        let (g, unknown) = random_case(&mut rng);
         for rules in [Rules::None, Rules::Check, Rules::Asian] {
-            let hi = values_with(&g, &unknown, &best(true), rules);
-            let lo = values_with(&g, &unknown, &best(false), rules);
+            let hi = values_with(&g, &unknown, &extreme(&g, &unknown, true), rules);
+            let lo = values_with(&g, &unknown, &extreme(&g, &unknown, false), rules);
             let agreed: Vec<usize> = (0..g.n()).filter(|&u| hi[u] == lo[u]).collect();
             let mut differs = vec![false; g.n()];
-            for mut code in 0..3usize.pow(k as u32) {
-                let values: Vec<Res> = (0..k)
-                    .map(|_| {
-                        let r = [Res::Win, Res::Draw, Res::Loss][code % 3];
-                        code /= 3;
-                        r
-                    })
-                    .collect();
+            for values in assignments(unknown.len()) {
                 let db = values_with(&g, &unknown, &values, rules);
                 for &u in &agreed {
                     if exact_kind(rules, hi[u]) {
@@ -274,17 +272,9 @@ fn the_papers_one_pass_algorithm_gives_the_two_builds_bounds() {
     let mut rng = ChaCha8Rng::seed_from_u64(35);
     let mut open = 0;
     for round in 0..5_000 {
-        let g = random_graph(&mut rng, 2..=14);
-        let k = rng.gen_range(1..=4usize).min(g.n());
-        let unknown: Vec<usize> = (0..k).map(|_| rng.gen_range(0..g.n())).collect();
-        let best = |red: bool| -> Vec<Res> {
-            unknown
-                .iter()
-                .map(|&u| if g.red[u] == red { Res::Loss } else { Res::Win })
-                .collect()
-        };
-        let hi = solve_with(&g, &unknown, &best(true), Rules::None);
-        let lo = solve_with(&g, &unknown, &best(false), Rules::None);
+        let (g, unknown) = random_case(&mut rng);
+        let hi = solve_with(&g, &unknown, &extreme(&g, &unknown, true), Rules::None);
+        let lo = solve_with(&g, &unknown, &extreme(&g, &unknown, false), Rules::None);
         let got = one_pass(&g, &unknown);
         for u in 0..g.n() {
             let want = if g.red[u] {
