@@ -944,13 +944,7 @@ pub fn probe_partial(
     if !path.exists() {
         return Ok(None);
     }
-    let without = crate::table::TableFile::open(&path, 0)?
-        .header()
-        .supports
-        .iter()
-        .filter(|s| s.is_withheld())
-        .map(|s| s.material.to_string())
-        .collect();
+    let without = withheld_from(&path)?;
     let b = PartialTablebase::of_dir(dir, cache_bytes).probe_bounds(pos)?;
     Ok(Some(PartialResult {
         fen: to_fen(pos),
@@ -965,6 +959,17 @@ pub fn probe_partial(
     }))
 }
 
+/// The tables the build at `path` of a partial table was built without.
+fn withheld_from(path: &Path) -> Result<Vec<String>, ProbeError> {
+    Ok(crate::table::TableFile::open(path, 0)?
+        .header()
+        .supports
+        .iter()
+        .filter(|s| s.is_withheld())
+        .map(|s| s.material.to_string())
+        .collect())
+}
+
 /// Bounds in words, for the side to move.
 fn bounds_words(lower: Outcome, upper: Outcome) -> &'static str {
     match (lower, upper) {
@@ -973,4 +978,115 @@ fn bounds_words(lower: Outcome, upper: Outcome) -> &'static str {
         (Outcome::Loss, Outcome::Draw) => "at most a draw",
         _ => "unknown",
     }
+}
+
+/// How much of a partial table is resolved (`formats/partial.md` §7): its legal positions
+/// (index entries, both sides to move) by what their bounds say, overall and, for a material
+/// with pawns, by the most advanced pawn of each side — as Björnsson, Schaeffer and Sturtevant
+/// report theirs (Tables 3–5).
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PartialReport {
+    /// The material, e.g. `KPKA`.
+    pub material: String,
+    /// The tables withheld.
+    pub without: Vec<String>,
+    /// All positions.
+    pub all: ResolvedShare,
+    /// By (Red's, Black's) most advanced pawn rank, counted from its side's back rank (null:
+    /// no pawn); null for a material without pawns.
+    pub by_pawns: Option<Vec<PawnShare>>,
+}
+
+/// Positions by what their bounds say, and the resolved share.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct ResolvedShare {
+    /// Legal positions (index entries).
+    pub positions: u64,
+    /// Outcome exact (win, draw or loss).
+    pub exact: u64,
+    /// One-sided bound: at least a draw, or at most a draw.
+    pub one_sided: u64,
+    /// Unknown (loss to win).
+    pub unknown: u64,
+    /// exact = 1, one-sided = ½, unknown = 0, as a share of the positions.
+    pub resolved: f64,
+}
+
+/// One slice of [`PartialReport::by_pawns`].
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PawnShare {
+    /// Red's most advanced pawn rank.
+    pub red: Option<u8>,
+    /// Black's.
+    pub black: Option<u8>,
+    /// Its positions.
+    #[serde(flatten)]
+    pub share: ResolvedShare,
+}
+
+impl ResolvedShare {
+    fn add(&mut self, lower: Outcome, upper: Outcome) {
+        self.positions += 1;
+        match (lower, upper) {
+            (l, u) if l == u => self.exact += 1,
+            (Outcome::Loss, Outcome::Win) => self.unknown += 1,
+            _ => self.one_sided += 1,
+        }
+    }
+
+    fn finish(mut self) -> ResolvedShare {
+        let n = self.positions.max(1) as f64;
+        self.resolved = (self.exact as f64 + 0.5 * self.one_sided as f64) / n;
+        self
+    }
+}
+
+/// The [`PartialReport`] of `dir`'s partial table of `material` (every legal position probed).
+pub fn partial_report(dir: &Path, material: Material) -> Result<PartialReport, ProbeError> {
+    use crate::tablebase::partial::PartialTablebase;
+    let material = material.canonical();
+    let ix = crate::index::Indexer::new(material)?;
+    let tb = PartialTablebase::of_dir(dir, 16 << 20);
+    let pawns = Color::ALL
+        .iter()
+        .any(|&c| material.count(c, Role::Pawn) > 0);
+    let mut all = ResolvedShare::default();
+    let mut slices: BTreeMap<(Option<u8>, Option<u8>), ResolvedShare> = BTreeMap::new();
+    let red_best = crate::tablebase::partial::partial_dir(dir, Color::Red);
+    let without = withheld_from(&crate::table::metric_table_path(
+        &red_best,
+        material,
+        Metric::Dtc,
+    ))?;
+    for turn in Color::ALL {
+        for i in 0..ix.size() {
+            let Some(pos) = ix.decode(i, turn).filter(|p| !p.opponent_in_check()) else {
+                continue;
+            };
+            let b = tb.probe_bounds(&pos)?;
+            all.add(b.lower, b.upper);
+            if pawns {
+                let key = (
+                    most_advanced_pawn(&pos, Color::Red),
+                    most_advanced_pawn(&pos, Color::Black),
+                );
+                slices.entry(key).or_default().add(b.lower, b.upper);
+            }
+        }
+    }
+    Ok(PartialReport {
+        material: material.to_string(),
+        without,
+        all: all.finish(),
+        by_pawns: pawns.then(|| {
+            slices
+                .into_iter()
+                .map(|((red, black), share)| PawnShare {
+                    red,
+                    black,
+                    share: share.finish(),
+                })
+                .collect()
+        }),
+    })
 }

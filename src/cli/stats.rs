@@ -25,11 +25,20 @@ pub struct Args {
     /// object a line).
     #[arg(long, value_enum, default_value_t = MetricArg::Dtc)]
     metric: MetricArg,
+    /// Of the directory's partial table of the material (`formats/partial.md` §7): how much
+    /// is resolved — exact counts 1, a one-sided bound ½, unknown 0 — overall and, with pawns,
+    /// by each side's most advanced pawn.
+    #[arg(long, conflicts_with = "metric")]
+    partial_report: bool,
 }
 
 /// Prints a table's statistics per side to move (or as JSON), for each metric asked.
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     let material: Material = args.material.parse()?;
+    if args.partial_report {
+        let r = query::partial_report(&args.dir, material)?;
+        return print_partial(&r, args.json, out);
+    }
     let tb = Tablebase::new(&args.dir, 1 << 20);
     for &metric in Metrics::from(args.metric).list() {
         let stats = query::table_stats_of(&tb, material, metric)?;
@@ -133,6 +142,42 @@ fn print_stats(stats: &query::TableStats, json: bool, out: super::Out) -> super:
                 l.fen
             ))
         )?;
+    }
+    Ok(())
+}
+
+/// A partial table's resolved shares, as a table or a JSON line.
+fn print_partial(r: &query::PartialReport, json: bool, out: super::Out) -> super::Result<()> {
+    if json {
+        writeln!(out, "{}", serde_json::to_string(r)?)?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{} without {}: partial table",
+        r.material,
+        r.without.join(", ")
+    )?;
+    writeln!(
+        out,
+        "{:>5} {:>5} {:>14} {:>14} {:>14} {:>14} {:>9}",
+        "red", "black", "positions", "exact", "one-sided", "unknown", "resolved"
+    )?;
+    let row = |out: super::Out, red: &str, black: &str, s: &query::ResolvedShare| {
+        writeln!(
+            out,
+            "{red:>5} {black:>5} {:>14} {:>14} {:>14} {:>14} {:>8.2}%",
+            grouped(s.positions),
+            grouped(s.exact),
+            grouped(s.one_sided),
+            grouped(s.unknown),
+            100.0 * s.resolved
+        )
+    };
+    row(out, "all", "all", &r.all)?;
+    let rank = |x: Option<u8>| x.map_or("-".to_string(), |r| r.to_string());
+    for p in r.by_pawns.iter().flatten() {
+        row(out, &rank(p.red), &rank(p.black), &p.share)?;
     }
     Ok(())
 }

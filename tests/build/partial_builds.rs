@@ -238,3 +238,77 @@ fn build_partial_from_the_command_line() {
         .unwrap();
     assert!(!out.status.success());
 }
+
+/// `xqtb stats M --partial-report`: the counts by bounds, overall and by each side's most
+/// advanced pawn, against a count of the two builds' files made here.
+#[test]
+fn partial_report_counts_the_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = build_cmd("KPKA", dir.path(), &["--partial", "--without", "KPK"])
+        .output()
+        .unwrap();
+    assert_ok("build --partial", &out);
+    let out = crate::common::xqtb()
+        .args(["stats", "KPKA", "--partial-report", "--json", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_ok("stats --partial-report", &out);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let m: Material = "KPKA".parse().unwrap();
+    let (r, b) = (
+        table(&dir.path().join("partial/red-best"), m),
+        table(&dir.path().join("partial/black-best"), m),
+    );
+    let ix = Indexer::new(m).unwrap();
+    // (red pawn rank, black pawn rank) -> [exact, one-sided, unknown]
+    let mut slices: std::collections::BTreeMap<(Option<u8>, Option<u8>), [u64; 3]> =
+        Default::default();
+    for turn in Color::ALL {
+        for i in 0..ix.size() {
+            let Some(pos) = ix.decode(i, turn).filter(|p| !p.opponent_in_check()) else {
+                continue;
+            };
+            let (hi, lo) = (
+                r.stored_legal(turn, i).unwrap(),
+                b.stored_legal(turn, i).unwrap(),
+            );
+            let (x, y) = (for_red(turn, lo.outcome()), for_red(turn, hi.outcome()));
+            let kind = match y - x {
+                0 => 0,
+                1 => 1,
+                _ => 2,
+            };
+            let pawn = pos
+                .pieces(Color::Red)
+                .filter(|(_, p)| p.role() == xqtb::Role::Pawn)
+                .map(|(sq, _)| sq.rank())
+                .max();
+            slices.entry((pawn, None)).or_default()[kind] += 1;
+        }
+    }
+    let total: [u64; 3] = slices
+        .values()
+        .fold([0; 3], |a, s| [a[0] + s[0], a[1] + s[1], a[2] + s[2]]);
+    let all = &report["all"];
+    assert_eq!(
+        [&all["exact"], &all["one_sided"], &all["unknown"]],
+        total.map(serde_json::Value::from).each_ref()
+    );
+    assert_eq!(report["without"], serde_json::json!(["KPK"]));
+    let by = report["by_pawns"].as_array().unwrap();
+    assert_eq!(by.len(), slices.len());
+    for (row, ((red, black), want)) in by.iter().zip(&slices) {
+        assert_eq!(
+            (&row["red"], &row["black"]),
+            (&serde_json::json!(red), &serde_json::json!(black))
+        );
+        assert_eq!(
+            [&row["exact"], &row["one_sided"], &row["unknown"]],
+            want.map(serde_json::Value::from).each_ref()
+        );
+        let n = (want[0] + want[1] + want[2]) as f64;
+        let resolved = (want[0] as f64 + 0.5 * want[1] as f64) / n;
+        assert!((row["resolved"].as_f64().unwrap() - resolved).abs() < 1e-12);
+    }
+}
