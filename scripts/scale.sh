@@ -27,13 +27,17 @@ mkdir -p "$log" "$tmp"
 runs="$log/runs.tsv"
 [ -f "$runs" ] || printf 'table\trun\tcomplete\twall_s\tcpu_s\tpeak_rss_kib\tpeak_tmp_bytes\tread_bytes\twritten_bytes\tstore_line\n' >"$runs"
 common=(--dir "$dir" --memory "$memory" --threads "$threads" --metric "$metric" --rules "$rules")
+# DTM: each build leaves its derived values for the builds above (found again from the moves
+# otherwise, minutes for a large table); removed when the family is done.
+keep=()
+[ "$metric" = dtc ] || keep=(--keep-derived)
 
 build_one() {
   local t="$1" k out time sampler peak pid
   k=$(awk -F'\t' -v t="$t" '$1 == t' "$runs" | wc -l)
   out="$log/$t.$k"
   echo "scale: building $t (run $((k + 1)))" >&2
-  /usr/bin/time -v -o "$out.time" "$XQTB" build "$t" "${common[@]}" --tmp "$tmp" --verbose \
+  /usr/bin/time -v -o "$out.time" "$XQTB" build "$t" "${common[@]}" "${keep[@]}" --tmp "$tmp" --verbose \
     >"$out.out" 2>"$out.err" &
   pid=$!
   peak=0
@@ -71,6 +75,7 @@ for r in json.load(sys.stdin):
         seen.append(r["material"])
 print(" ".join(seen))')
   for t in $todo; do build_one "$t"; done
+  rm -f "$tmp"/*.xqdtm-derived
 fi
 
 # The report: runs summed per table, with each table's stats.

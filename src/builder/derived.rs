@@ -10,6 +10,7 @@
 use super::BuildError;
 use crate::material::Material;
 use crate::piece::Color;
+use crate::retro::Progress;
 use crate::table::{SupportingTable, TableFile};
 use crate::tablebase::Tablebase;
 use byteorder::{ByteOrder, LE};
@@ -270,36 +271,62 @@ fn read_full(file: &mut File, buf: &mut [u8]) -> std::io::Result<usize> {
     Ok(n)
 }
 
-/// The derived side's codes of `file` (a DTM table in `dir` whose derived side is `side`), held
-/// as `hold` says: kept under `tmp` if they are there and sound, else found from the moves (each
-/// stand-in's position probed through `dir`'s tables) and kept for the next reader.
-pub fn open(
-    (dir, tmp): (&Path, &Path),
-    file: &TableFile,
-    side: Color,
-    hold: Hold,
-) -> Result<Derived, BuildError> {
+/// Block cache per table the stand-ins' moves are probed through: with less, a table's few
+/// blocks in use at once no longer fit and each probe decompresses again (1 MiB made finding a
+/// side of 35 million entries a hundred times slower than 4 MiB).
+const RESOLVE_CACHE: usize = 4 << 20;
+/// Tables open at once while the stand-ins' moves are probed, if the budget allows: the table,
+/// the tables its captures lead to and theirs (four sufficed where six was the limit).
+const RESOLVE_TABLES: usize = 6;
+
+/// The derived side's codes of `file` (a DTM table whose derived side is `side`) kept under
+/// `tmp` ([`keep`]), held as `hold` says.
+pub fn open(tmp: &Path, file: &TableFile, side: Color, hold: Hold) -> Result<Derived, BuildError> {
     let h = file.header();
     let at = path(tmp, h.material);
-    let table = file.as_support();
-    if let Some(d) = open_kept(&at, &table, (side, h.entries), hold) {
-        return Ok(d);
-    }
-    let codes = resolve(dir, file, side)?;
-    let mut w = Writer::create(at.clone(), side)?;
-    w.write(&codes)?;
-    w.finish(&table)?;
-    if hold == Hold::Memory {
-        return Ok(Derived::Codes(codes));
-    }
-    drop(codes);
-    open_kept(&at, &table, (side, h.entries), hold).ok_or_else(|| {
-        BuildError::Inconsistent(format!("{}: written, but not read back", at.display()))
+    open_kept(&at, &file.as_support(), (side, h.entries), hold).ok_or_else(|| {
+        BuildError::Inconsistent(format!(
+            "{}: the derived values of {} are not there or damaged",
+            at.display(),
+            file.path().display()
+        ))
     })
 }
 
-/// Every code of `side` of `file`, its stand-ins replaced by the values their moves give.
-fn resolve(dir: &Path, file: &TableFile, side: Color) -> Result<Vec<u32>, BuildError> {
+/// Keeps the derived side's codes of `file` (a DTM table in `dir` whose derived side is `side`)
+/// under `tmp`, unless they are there and sound: found from the moves (each stand-in's position
+/// probed through `dir`'s tables) within about `budget` bytes.
+pub fn keep(
+    (dir, tmp): (&Path, &Path),
+    file: &TableFile,
+    side: Color,
+    budget: u64,
+    progress: &dyn Progress,
+) -> Result<(), BuildError> {
+    let h = file.header();
+    let at = path(tmp, h.material);
+    let table = file.as_support();
+    if open_kept(&at, &table, (side, h.entries), Hold::Cache(0)).is_some() {
+        return Ok(());
+    }
+    let mut w = Writer::create(at, side)?;
+    progress.start(&format!("{} derived side", h.material), h.entries);
+    resolve(dir, file, &mut w, budget, progress)?;
+    progress.finish();
+    w.finish(&table)
+}
+
+/// Writes every code of `w`'s side of `file` to `w`, its stand-ins replaced by the values their
+/// moves give, within about `budget` bytes: a few blocks per worker at a time, and as many
+/// tables open as their caches allow (the stand-ins' captures lead into smaller tables, and on
+/// to theirs where they reach a derived side).
+fn resolve(
+    dir: &Path,
+    file: &TableFile,
+    w: &mut Writer,
+    budget: u64,
+    progress: &dyn Progress,
+) -> Result<(), BuildError> {
     let h = file.header();
     let probe_error = |e: crate::tablebase::ProbeError| {
         BuildError::Inconsistent(format!(
@@ -307,14 +334,34 @@ fn resolve(dir: &Path, file: &TableFile, side: Color) -> Result<Vec<u32>, BuildE
             file.path().display()
         ))
     };
-    let tb = Tablebase::open(dir).map_err(probe_error)?;
-    let blocks: Vec<Vec<u32>> = (0..h.blocks_per_side())
-        .into_par_iter()
-        .map(|b| tb.dtm_block_codes(h.material, side, b).map_err(probe_error))
-        .collect::<Result<_, _>>()?;
-    let mut all = blocks.concat();
-    all.truncate(h.entries as usize);
-    Ok(all)
+    let threads = rayon::current_num_threads();
+    let batch = threads as u64;
+    // The batch's codes (4 bytes an entry, stored and found), then the tables' caches: at
+    // least `RESOLVE_TABLES` open, with up to `RESOLVE_CACHE` each, and each thread keeps the
+    // table it probed last open beside those the limit counts.
+    let held = 2 * batch * 4 * h.block_entries as u64;
+    let caches = budget.saturating_sub(held);
+    let cache = (caches / (RESOLVE_TABLES + threads) as u64).clamp(1 << 20, RESOLVE_CACHE as u64);
+    let limit = (caches / cache) as usize;
+    let tb = Tablebase::new(dir, cache as usize).with_open_limit(limit.saturating_sub(threads));
+    let blocks = h.blocks_per_side();
+    let mut left = h.entries;
+    for first in (0..blocks).step_by(batch as usize) {
+        let codes: Vec<Vec<u32>> = (first..blocks.min(first + batch))
+            .into_par_iter()
+            .map(|b| {
+                tb.dtm_block_codes(h.material, w.side(), b)
+                    .map_err(probe_error)
+            })
+            .collect::<Result<_, _>>()?;
+        for c in codes {
+            let n = c.len().min(left as usize);
+            w.write(&c[..n])?;
+            left -= n as u64;
+        }
+        progress.advance(h.entries - left);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -290,6 +290,9 @@ pub struct BuildOptions {
     pub push_only: bool,
     /// Wait for another build holding `dir` instead of failing at once.
     pub wait: bool,
+    /// Keep the DTM tables' derived values under `tmp` when the build ends (`derived`): a
+    /// later build of a table above reads them instead of finding them again from the moves.
+    pub keep_derived: bool,
     /// Which of the Asian rules on endless play decide values (supporting tables are built
     /// under the same rules).
     pub rules: Rules,
@@ -347,6 +350,7 @@ impl BuildOptions {
             park_filter: false,
             push_only: false,
             wait: false,
+            keep_derived: false,
             rules: Rules::Asian,
             metrics: Metrics::Dtc,
             stop: StopFlag::default(),
@@ -591,8 +595,9 @@ fn build_tables(
     let mut reports = Vec::new();
     let result = build_each(&tables, opts, progress, &mut reports);
     // The derived sides' values kept for the tables above them (`derived`) are needed no more
-    // once the build has gone through; after a failure they speed up the next run.
-    if result.is_ok() {
+    // once the build has gone through (unless a build of a table above follows); after a
+    // failure they speed up the next run.
+    if result.is_ok() && !opts.keep_derived {
         for t in tables.iter().filter(|t| t.metric == Metric::Dtm) {
             derived::remove(&opts.tmp, t.material);
         }
@@ -626,7 +631,9 @@ fn build_each(
         }
         // A refusal, too, leaves no empty working directory behind (and names a kept
         // checkpoint).
-        let supports_more = tables[k + 1..].iter().any(|t| t.metric == m.metric);
+        // A table kept for a later run's builds (`--keep-derived`) supports them too.
+        let supports_more =
+            opts.keep_derived || tables[k + 1..].iter().any(|t| t.metric == m.metric);
         family.starting(m, progress);
         match check_space(opts, m).and_then(|()| run::build_table(m, opts, progress, supports_more))
         {

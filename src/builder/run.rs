@@ -95,8 +95,12 @@ pub fn build_table(
         (&opts.dir, &opts.tmp),
         (material, opts.withheld.as_ref()),
         (rule_set, t.metric),
-        table.plan.pack_budget,
+        (
+            table.plan.pack_budget,
+            table.plan.total.saturating_sub(super::plan::RESERVE),
+        ),
         SUB_CACHE as usize,
+        progress,
     )?;
     let provenance = Provenance::new(rule_set, t.metric, subs.supports());
     let (mut work, from, mut events) =

@@ -12,6 +12,7 @@ use crate::index::Indexer;
 use crate::material::Material;
 use crate::piece::{Color, Piece, Role};
 use crate::position::Position;
+use crate::retro::Progress;
 use crate::table::{
     is_stand_in, metric_table_path, Levels, Metric, RuleSet, SupportingTable, TableError, TableFile,
 };
@@ -58,18 +59,38 @@ pub fn packed_bytes(entries: u64) -> u64 {
     entries.div_ceil(32) * 8
 }
 
+/// Keeps the derived side of `material`'s DTM table in `dir` under `tmp` if the captures reach
+/// it (`sides`: the sides they reach), found within `budget` bytes: before any table is packed,
+/// so the search through its stand-ins' moves has the room the packed tables take later.
+fn keep_derived(
+    (dir, tmp): (&Path, &Path),
+    material: Material,
+    sides: [bool; 2],
+    budget: u64,
+    progress: &dyn Progress,
+) -> Result<(), BuildError> {
+    let path = metric_table_path(dir, material, Metric::Dtm);
+    let file = TableFile::open(&path, 0)?;
+    match file.header().derived {
+        Some(d) if sides[d.index()] => derived::keep((dir, tmp), &file, d, budget, progress),
+        _ => Ok(()),
+    }
+}
+
 impl Subtables {
     /// Opens the tables of `metric` in `dir` that `material`'s captures lead to, packing those
     /// that fit in `pack_budget` bytes (smallest first) and reading the rest through caches of
-    /// `cache_bytes` each. Returns them and the bytes they hold. Each must be of a rule set that
-    /// combines with `rule_set`, the table's. A DTM table's derived side is read from its full
-    /// values kept under `tmp` (made there if they are not).
+    /// `cache_bytes` each; DTM derived sides not kept yet are found first, within `budget`
+    /// bytes (what the build has not taken yet), under `progress`. Returns them and the bytes
+    /// they hold. Each must be of a rule set that combines with `rule_set`, the table's. A DTM
+    /// table's derived side is read from its full values kept under `tmp`.
     pub fn open(
         (dir, tmp): (&Path, &Path),
         (material, withheld): (Material, Option<&Withheld>),
         (rule_set, metric): (RuleSet, Metric),
-        pack_budget: u64,
+        (pack_budget, budget): (u64, u64),
         cache_bytes: usize,
+        progress: &dyn Progress,
     ) -> Result<(Subtables, u64), BuildError> {
         let mut by_code = [None; 16];
         let mut wanted: Vec<(Material, bool)> = Vec::new();
@@ -105,6 +126,12 @@ impl Subtables {
             })
             .collect::<Result<_, _>>()?;
         order.sort_by_key(|&i| bytes[i]);
+        if metric == Metric::Dtm {
+            let unwithheld = |&&i: &&usize| !withheld.is_some_and(|w| w.holds(wanted[i].0));
+            for &i in order.iter().filter(unwithheld) {
+                keep_derived((dir, tmp), wanted[i].0, sides[i], budget, progress)?;
+            }
+        }
         let mut slots: Vec<Option<(Sub, Levels)>> = wanted.iter().map(|_| None).collect();
         let mut supports = Vec::new();
         let mut used = 0u64;
@@ -140,7 +167,7 @@ impl Subtables {
             };
             let derived = match file.header().derived {
                 Some(d) if metric == Metric::Dtm && sides[i][d.index()] => {
-                    Some((d, derived::open((dir, tmp), &file, d, hold)?))
+                    Some((d, derived::open(tmp, &file, d, hold)?))
                 }
                 _ => None,
             };

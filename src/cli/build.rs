@@ -88,6 +88,11 @@ pub struct Args {
     /// If another build holds --dir, wait for it instead of failing at once.
     #[arg(long)]
     wait: bool,
+    /// Keep the DTM tables' derived values (4 bytes an entry of one side) under --tmp when the
+    /// build ends: a later build of a table above, with the same --tmp, reads them instead of
+    /// finding them again from the moves (building a family table by table).
+    #[arg(long)]
+    keep_derived: bool,
     /// Seconds between checkpoints, and at least ten times the last checkpoint's cost (0: at
     /// every pass boundary; `inf`: none).
     #[arg(long, default_value = "60", value_parser = parse_seconds, allow_hyphen_values = true)]
@@ -280,6 +285,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         park_filter: args.park_filter,
         push_only: args.push_only,
         wait: args.wait,
+        keep_derived: args.keep_derived,
         rules: args.shape.rules.into(),
         metrics: args.shape.metric.into(),
         stop: stop_on_signals()?,

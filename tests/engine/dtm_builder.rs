@@ -380,7 +380,7 @@ fn the_longest_knka_mate_through_api_and_commands() {
 /// (`formats/table.md` §5); the builder of a table above reads that side from full values a
 /// build leaves under `--tmp` (`formats/build.md` §2.2), or finds them from the moves where no
 /// sound ones are there. KRAKN built in one run, built over supporting tables of earlier runs
-/// (nothing kept), and resumed after a kill with a kept file damaged: the same bytes, and
+/// (nothing kept, or kept by `--keep-derived`), and resumed after a kill with a kept file damaged: the same bytes, and
 /// nothing left under `--tmp`.
 #[test]
 fn derived_sides_are_read_from_kept_values_or_found_again() {
@@ -401,6 +401,27 @@ fn derived_sides_are_read_from_kept_values_or_found_again() {
     }
     let got = std::fs::read(metric_table_path(runs.path(), krakn, Metric::Dtm)).unwrap();
     assert!(got == want, "KRAKN over earlier runs' tables: other bytes");
+
+    // Each by its own run with `--keep-derived` and one `--tmp`: each side is found once, kept
+    // by the run that built its table and read, unchanged, by the run above.
+    let kept_runs = tempfile::tempdir().unwrap();
+    let kept_tmp = tempfile::tempdir().unwrap();
+    let keep = ["--keep-derived", "--tmp", kept_tmp.path().to_str().unwrap()];
+    for m in ["KRKN", "KAKN", "KRAK"] {
+        build_both(m, kept_runs.path(), &keep);
+    }
+    let krkn_kept = kept_tmp.path().join("KRKN.xqdtm-derived");
+    let before = std::fs::metadata(&krkn_kept).expect("KRKN's derived side kept");
+    build_both("KRAKN", kept_runs.path(), &keep);
+    let after = std::fs::metadata(&krkn_kept).expect("still kept");
+    assert_eq!(
+        (before.modified().unwrap(), before.len()),
+        (after.modified().unwrap(), after.len()),
+        "KRKN's kept derived side was found again"
+    );
+    assert!(kept_tmp.path().join("KRAKN.xqdtm-derived").exists());
+    let got = std::fs::read(metric_table_path(kept_runs.path(), krakn, Metric::Dtm)).unwrap();
+    assert!(got == want, "KRAKN over kept derived sides: other bytes");
 
     // Killed in KRAKN: the supporting tables' values are kept; one of them damaged (every value
     // zeroed: trusted, it would change KRAKN) is found again.

@@ -70,6 +70,31 @@ fn wdl_and_dtc_probes_agree() {
     );
 }
 
+/// With at most two tables open (`with_open_limit`), probes that reach the table and its
+/// supporting tables close and reopen them and answer as an unlimited tablebase does.
+#[test]
+fn an_open_limit_closes_tables_and_answers_the_same() {
+    let all = Tablebase::open(tables()).unwrap();
+    let two = Tablebase::open(tables()).unwrap().with_open_limit(2);
+    for pos in positions(2_000, 7) {
+        for m in pos.legal_moves() {
+            let mut child = pos.clone();
+            child.play(m);
+            assert_eq!(
+                two.probe_dtc(&child).unwrap(),
+                all.probe_dtc(&child).unwrap(),
+                "{pos:?} {m:?}"
+            );
+            assert!(two.open_count() <= 2, "{} tables open", two.open_count());
+        }
+    }
+    assert!(
+        all.open_count() > 2,
+        "{} tables: the limit is not tested",
+        all.open_count()
+    );
+}
+
 /// Best moves and the position's value satisfy Definition 9's recurrence: the value of a
 /// position is the best value among its moves (a quiet move into (r, d) is worth (r, d + 1) to
 /// the mover; a capture converts), and a position without a legal move is lost at 0.

@@ -193,7 +193,7 @@ pub struct Tablebase {
     cache_bytes: usize,
     /// Check each table's whole-file checksum when it is first opened.
     check_files: bool,
-    open: Mutex<HashMap<(Material, Metric), Arc<OpenTable>>>,
+    open: Mutex<OpenTables>,
     /// Tables that failed to open or their checks, with why and the file as it was then.
     failed: Mutex<HashMap<(Material, Metric), Failure>>,
     /// The rule set of the directory's tables (those the rules can change).
@@ -225,6 +225,48 @@ thread_local! {
     /// probe. (It keeps that one table open until the thread probes another or ends, even if
     /// its tablebase is dropped meanwhile.)
     static LAST: RefCell<Option<LastTable>> = const { RefCell::new(None) };
+}
+
+/// The tables open, each with when it was last asked for: at most `limit` of them (the least
+/// recently used is closed to open another), so a reader of many tables holds the blocks of
+/// `limit` tables' caches at most (and the one table each thread probed last, [`LAST`]).
+struct OpenTables {
+    tables: HashMap<(Material, Metric), (Arc<OpenTable>, u64)>,
+    clock: u64,
+    limit: usize,
+}
+
+impl OpenTables {
+    fn new(limit: usize) -> OpenTables {
+        OpenTables {
+            tables: HashMap::new(),
+            clock: 0,
+            limit: limit.max(1),
+        }
+    }
+
+    fn get(&mut self, key: &(Material, Metric)) -> Option<Arc<OpenTable>> {
+        self.clock += 1;
+        let now = self.clock;
+        self.tables.get_mut(key).map(|(t, used)| {
+            *used = now;
+            t.clone()
+        })
+    }
+
+    fn insert(&mut self, key: (Material, Metric), table: Arc<OpenTable>) {
+        while self.tables.len() >= self.limit && !self.tables.contains_key(&key) {
+            let lru = *self
+                .tables
+                .iter()
+                .min_by_key(|(_, (_, used))| *used)
+                .map(|(k, _)| k)
+                .expect("not empty");
+            self.tables.remove(&lru);
+        }
+        self.clock += 1;
+        self.tables.insert(key, (table, self.clock));
+    }
 }
 
 /// One legal move and the value of the position it leads to (for the side to move there).
@@ -293,7 +335,7 @@ impl Tablebase {
             dir: dir.to_owned(),
             cache_bytes,
             check_files: false,
-            open: Mutex::new(HashMap::new()),
+            open: Mutex::new(OpenTables::new(usize::MAX)),
             failed: Mutex::new(HashMap::new()),
             rules: Mutex::new(scan_rules(dir)),
             expected: Mutex::new(HashMap::new()),
@@ -325,8 +367,9 @@ impl Tablebase {
             .open
             .lock()
             .unwrap()
+            .tables
             .iter()
-            .any(|(m, t)| FileStamp::of_path(&path(m)) != Some(t.stamp));
+            .any(|(m, (t, _))| FileStamp::of_path(&path(m)) != Some(t.stamp));
         let failed_changed = || {
             self.failed
                 .lock()
@@ -337,7 +380,7 @@ impl Tablebase {
         if !open_changed && !failed_changed() {
             return false;
         }
-        self.open.lock().unwrap().clear();
+        self.open.lock().unwrap().tables.clear();
         self.failed.lock().unwrap().clear();
         self.expected.lock().unwrap().clear();
         *self.rules.lock().unwrap() = scan_rules(&self.dir);
@@ -353,6 +396,19 @@ impl Tablebase {
     pub fn with_file_checksums(mut self) -> Tablebase {
         self.check_files = true;
         self
+    }
+
+    /// At most `limit` tables open at once (at least one): to open another, the least recently
+    /// used is closed. Bounds the memory of a reader of many tables (each table's cache, plus
+    /// the one table each thread probed last); unbounded by default.
+    pub fn with_open_limit(self, limit: usize) -> Tablebase {
+        *self.open.lock().unwrap() = OpenTables::new(limit);
+        self
+    }
+
+    /// How many tables are open now.
+    pub fn open_count(&self) -> usize {
+        self.open.lock().unwrap().tables.len()
     }
 
     /// Why the (DTC) table of `material` could not be used, if it failed to open or its
@@ -484,12 +540,7 @@ impl Tablebase {
             });
         }
         let path = metric_table_path(&self.dir, record.material, metric);
-        let open = self
-            .open
-            .lock()
-            .unwrap()
-            .get(&(record.material, metric))
-            .cloned();
+        let open = self.open.lock().unwrap().get(&(record.material, metric));
         let found = match open {
             Some(t) => t.file.as_support(),
             None => match crate::table::read_identity(&path) {
