@@ -891,6 +891,88 @@ pub struct PartialResult {
     pub order: Option<u16>,
     /// See `order`.
     pub distance: Option<u16>,
+    /// Every legal move: proven best first, then by what the move is sure to give the mover.
+    pub moves: Vec<PartialMoveEntry>,
+}
+
+/// One legal move from a position of a partial table, with the bounds of the position it leads
+/// to for the side to move there (as [`MoveEntry`] gives a value).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct PartialMoveEntry {
+    /// UCCI, e.g. `h2e2`.
+    #[serde(rename = "move")]
+    pub ucci: String,
+    /// The move captures (into a withheld table: its bounds are `unknown`).
+    pub capture: bool,
+    /// The worst outcome for the side to move after the move.
+    pub lower: &'static str,
+    /// The best.
+    pub upper: &'static str,
+    /// The bounds in words (as [`PartialResult::bounds`]).
+    pub bounds: &'static str,
+    /// Where the value after the move is exact, its order and distance; else null.
+    pub order: Option<u16>,
+    /// See `order`.
+    pub distance: Option<u16>,
+    /// Proven a best move: the position's value and this move's are exact and equal (Fang's
+    /// Definition 9). None is where the position's value is not exact.
+    pub best: bool,
+    /// WXF notation.
+    pub wxf: String,
+    /// Traditional Chinese notation.
+    pub zh: String,
+    /// The position after the move.
+    pub fen: String,
+    /// The move gives check.
+    pub check: bool,
+}
+
+/// Partial moves proven best first, then by the outcome each is sure to give the mover, the
+/// best it may give, its exact value's rank, and UCCI.
+fn partial_entries(
+    pos: &Position,
+    mut moves: Vec<crate::tablebase::partial::PartialMove>,
+) -> Vec<PartialMoveEntry> {
+    use std::cmp::Reverse;
+    let rank = |o: Outcome| o.flip() as u8;
+    moves.sort_by_key(|m| {
+        let exact = m.after.exact.map(|v| {
+            let mv = MoveValue {
+                mv: m.mv,
+                capture: m.capture,
+                value: v,
+            };
+            mv.for_mover().rank()
+        });
+        (
+            Reverse(m.best),
+            Reverse(rank(m.after.upper)),
+            Reverse(rank(m.after.lower)),
+            Reverse(exact),
+            m.mv,
+        )
+    });
+    moves
+        .iter()
+        .map(|m| {
+            let mut child = pos.clone();
+            child.play(m.mv);
+            PartialMoveEntry {
+                ucci: m.mv.to_string(),
+                capture: m.capture,
+                lower: m.after.lower.name(),
+                upper: m.after.upper.name(),
+                bounds: bounds_words(m.after.lower, m.after.upper),
+                order: m.after.exact.and_then(|v| v.order()),
+                distance: m.after.exact.and_then(|v| v.distance()),
+                best: m.best,
+                wxf: notation::wxf(pos, m.mv).unwrap_or_default(),
+                zh: notation::chinese(pos, m.mv).unwrap_or_default(),
+                fen: to_fen(&child),
+                check: child.is_check(),
+            }
+        })
+        .collect()
 }
 
 /// A probe's answer: from a complete table, or from a partial one where the directory has no
@@ -945,7 +1027,8 @@ pub fn probe_partial(
         return Ok(None);
     }
     let without = withheld_from(&path)?;
-    let b = PartialTablebase::of_dir(dir, cache_bytes).probe_bounds(pos)?;
+    let tb = PartialTablebase::of_dir(dir, cache_bytes);
+    let b = tb.probe_bounds(pos)?;
     Ok(Some(PartialResult {
         fen: to_fen(pos),
         material: material.to_string(),
@@ -956,6 +1039,7 @@ pub fn probe_partial(
         bounds: bounds_words(b.lower, b.upper),
         order: b.exact.and_then(|v| v.order()),
         distance: b.exact.and_then(|v| v.distance()),
+        moves: partial_entries(pos, tb.probe_moves(pos)?),
     }))
 }
 

@@ -55,7 +55,8 @@ const TEXT = {
     'partial.value': '{side} to move: {b}{exact} (partial table)', 'order': 'order {o}',
     'bounds.win': 'a win', 'bounds.draw': 'a draw', 'bounds.loss': 'a loss', 'bounds.at least a draw': 'at least a draw',
     'bounds.at most a draw': 'at most a draw', 'bounds.unknown': 'unknown',
-    'partial.note': 'This table was built without {without}: its values are bounds — the worst and the best the missing tables could make them — exact where they meet (Björnsson, Schaeffer and Sturtevant, Partial Information Endgame Databases, 2005). Moves are not listed.',
+    'partial.note': 'This table was built without {without}: its values are bounds — the worst and the best the missing tables could make them — exact where they meet (Björnsson, Schaeffer and Sturtevant, Partial Information Endgame Databases, 2005). Best moves are marked only where the values are exact.',
+    'legend.partial': 'after each move: the bounds for the side to move there, (order-value) where exact · * best (only where exact) · c capture · + check',
     'btn.copy': 'Copy FEN', 'btn.copied': 'Copied', 'btn.side': 'Other side to move', 'btn.pgn': 'Download line (PGN)',
     'fen': 'FEN', 'qstring': 'Classic position string',
     'legend': '(order-value) of the position after the move, for the side to move there · * best · c capture · + check · ~ chases a piece (Asian rules)',
@@ -146,7 +147,8 @@ const TEXT = {
     'partial.value': '輪{side}走：{b}{exact}（部分殘局庫）', 'order': '階 {o}',
     'bounds.win': '勝', 'bounds.draw': '和', 'bounds.loss': '負', 'bounds.at least a draw': '至少和局',
     'bounds.at most a draw': '至多和局', 'bounds.unknown': '未知',
-    'partial.note': '此殘局庫建造時缺少 {without}：值為上下界（缺少的殘局庫可能造成的最差與最佳結果），兩者相同時為確定值。不列出著法。',
+    'partial.note': '此殘局庫建造時缺少 {without}：值為上下界（缺少的殘局庫可能造成的最差與最佳結果），兩者相同時為確定值。僅在值確定時標出最佳著法。',
+    'legend.partial': '每著之後：走後局面對該走子方的上下界，確定時附（階-值） · * 最佳（僅確定時） · c 吃子 · + 將軍',
     'btn.copy': '複製 FEN', 'btn.copied': '已複製', 'btn.side': '換對方走', 'btn.pgn': '下載棋譜（PGN）',
     'fen': 'FEN', 'qstring': '經典局面字串',
     'legend': '（階-值）為走後局面對該走子方的值 · * 最佳 · c 吃子 · + 將軍 · ~ 捉子（亞洲規則）',
@@ -917,7 +919,7 @@ function positionPage(text) {
     side.textContent = '';
     if (!result) return;
     const r = result;
-    if (r.bounds) { renderPartial(side, r, flip); return; }
+    if (r.bounds) { renderPartial(side, r, flip, board); return; }
     const dtm = !!r.dtm, mate = byDtm(r);
     side.append(el('div', { class: 'value ' + r.result, id: 'value' }, valueText(r)));
     if (ruling) side.append(el('p', { class: 'notice ruling', id: 'ruling' }, rulingText(ruling, parsePosition(r.fen).pos)));
@@ -1004,7 +1006,7 @@ function positionPage(text) {
 
 /** A position of a partial table (formats/partial.md): its bounds in words, what the table
  *  was built without; no moves (their values are bounds too). */
-function renderPartial(side, r, flip) {
+function renderPartial(side, r, flip, board) {
   const b = t('bounds.' + r.bounds);
   const exact = r.distance === null ? '' : ': ' + plies(r.distance) + ', ' + t('order', { o: r.order });
   side.append(el('div', { class: 'value partial ' + (r.lower === r.upper ? r.lower : ''), id: 'value' },
@@ -1014,8 +1016,30 @@ function renderPartial(side, r, flip) {
     el('button', { id: 'back', type: 'button', onclick: () => history.back() }, t('btn.back')),
     el('button', { id: 'flip', type: 'button', onclick: flip }, t('btn.flip')),
     el('a', { id: 'to-edit', class: 'btn', href: '/edit?fen=' + fenParam(r.fen), 'data-nav': '' }, t('btn.edit'))));
+  side.append(partialMoves(r, board));
+  if (r.moves.length) side.append(el('p', { class: 'small' }, t('legend.partial')));
   side.append(el('p', { class: 'small' }, el('code', { id: 'fen' }, r.fen)));
 }
+
+/** A partial table's moves, each with the bounds of the position it leads to (for the side to
+ * move there), as links to it: proven best first (formats/api.md). */
+function partialMoves(r, board) {
+  const ol = el('ol', { class: 'moves partial', id: 'moves' });
+  for (const m of r.moves) {
+    const exact = m.distance === null ? '' : ' (' + m.order + '-' + String(m.distance).padStart(3, '0') + ')';
+    const flags = (m.best ? '*' : '') + (m.capture ? 'c' : '') + (m.check ? '+' : '');
+    const cls = m.lower === m.upper ? moverOf(m.lower) : '';
+    ol.append(el('li', { class: cls + (m.best ? ' best' : ''), 'data-move': m.move },
+      el('a', { href: '/?fen=' + fenParam(m.fen), 'data-nav': '',
+        onmouseenter: () => board.arrow(m.move), onmouseleave: () => board.arrow(null) },
+      el('span', { class: 'n' }, moveName(m)),
+      el('span', { class: 'v' }, t('bounds.' + m.bounds) + exact),
+      el('span', { class: 'f' }, flags))));
+  }
+  return ol;
+}
+/** The mover's outcome when the side to move after the move has `o`. */
+function moverOf(o) { return o === 'win' ? 'loss' : o === 'loss' ? 'win' : 'draw'; }
 
 /** The legal moves of a probe answer, grouped by their result for the mover, as buttons. */
 function moveList(r, board, play) {

@@ -210,17 +210,35 @@ fn partial(args: &Args, pos: &Position) -> super::Result<Option<String>> {
     if args.json {
         return Ok(Some(serde_json::to_string(&p)?));
     }
-    let exact = match (p.order, p.distance) {
+    let exact = |order: Option<u16>, distance: Option<u16>| match (order, distance) {
         (Some(o), Some(d)) => format!(" {d} (order {o})"),
         _ => String::new(),
     };
-    Ok(Some(format!(
-        "{}\n{} ({} to move): {}{exact}\n  (a partial table, built without {}: bounds for the \
-         side to move, the value where they meet)",
+    let mut text = format!(
+        "{}\n{} ({} to move): {}{}\n",
         p.fen,
         p.material,
         if p.side == "w" { "Red" } else { "Black" },
         p.bounds,
+        exact(p.order, p.distance),
+    );
+    for m in &p.moves {
+        let value = format!("{}{}", m.bounds, exact(m.order, m.distance));
+        text += &format!(
+            "  {}  {:<6} {:<28} {}{}{}\n",
+            m.ucci,
+            m.wxf,
+            value,
+            if m.capture { "c" } else { " " },
+            if m.check { "+" } else { " " },
+            if m.best { "*" } else { " " }
+        );
+    }
+    text += &format!(
+        "  (a partial table, built without {}: bounds for the side to move, the value where they \
+         meet; after each move, for the side to move then; * best, only where the values are \
+         exact; c capture, + check)",
         p.without.join(", ")
-    )))
+    );
+    Ok(Some(text))
 }

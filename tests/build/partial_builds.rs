@@ -167,6 +167,64 @@ fn partial_probes_bound_the_full_probes() {
     assert!(e.contains("built with the KRK table withheld"), "{e}");
 }
 
+/// Per move: the bounds after each move hold the full build's value there, and a move marked
+/// best (only where the position's value is exact) is a best move of the full table; every
+/// position whose value is exact and has a best move of exact value marks one.
+#[test]
+fn partial_moves_bound_the_full_moves_and_best_only_where_exact() {
+    use xqtb::tablebase::partial::PartialTablebase;
+    let full = built_with("KRKN", "", "");
+    let red = built_with("KRKN", "KRK", "red");
+    let black = built_with("KRKN", "KRK", "black");
+    let tb = Tablebase::new(full.path(), 1 << 20);
+    let partial = PartialTablebase::new(red.path(), black.path(), 1 << 20);
+    let ix = Indexer::new("KRKN".parse().unwrap()).unwrap();
+    let rank = |o: Outcome| o as u8;
+    let (mut marked, mut unmarked_exact) = (0, 0);
+    for turn in Color::ALL {
+        for i in (0..ix.size()).step_by(53) {
+            let Some(pos) = ix.decode(i, turn).filter(|p| !p.opponent_in_check()) else {
+                continue;
+            };
+            let fen = xqtb::to_fen(&pos);
+            let exact = partial.probe_bounds(&pos).unwrap().exact;
+            let best: Vec<_> = tb.best_moves(&pos).unwrap().iter().map(|m| m.mv).collect();
+            let moves = partial.probe_moves(&pos).unwrap();
+            for m in &moves {
+                let mut child = pos.clone();
+                child.play(m.mv);
+                let v = tb.probe_dtc(&child).unwrap().outcome();
+                let b = m.after;
+                assert!(
+                    rank(b.lower) <= rank(v) && rank(v) <= rank(b.upper),
+                    "{fen} {}: {v:?} not within {b:?}",
+                    m.mv
+                );
+                if m.best {
+                    assert!(
+                        exact.is_some(),
+                        "{fen} {}: best without an exact value",
+                        m.mv
+                    );
+                    assert!(best.contains(&m.mv), "{fen} {}: not best in full", m.mv);
+                    marked += 1;
+                }
+            }
+            let exact_best = moves
+                .iter()
+                .any(|m| best.contains(&m.mv) && m.after.exact.is_some());
+            if exact.is_some() && exact_best && !moves.iter().any(|m| m.best) {
+                unmarked_exact += 1;
+            }
+        }
+    }
+    assert!(marked > 0, "no move marked best");
+    assert_eq!(
+        unmarked_exact, 0,
+        "exact positions with a best move of exact value unmarked"
+    );
+}
+
 /// `xqtb build M --partial [--without ...]`: the complete tables into `--dir`, the two builds
 /// into `partial/red-best` and `partial/black-best`; with nothing named, the absent supporting
 /// tables are the withheld ones.

@@ -510,6 +510,23 @@ fn probe_answers_from_a_partial_table() {
             &serde_json::json!(["KRK"])
         )
     );
+    // Every legal move with the bounds after it: the rook taking the horse leads into the
+    // withheld KRK (unknown), and none is best where the value is open.
+    let r = get(&server.url("/api/probe?fen=9/9/4k4/9/9/9/9/9/n8/R2K5_w"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let j = r.json();
+    let moves = j["moves"].as_array().unwrap();
+    let pos = xqtb::parse_fen("9/9/4k4/9/9/9/9/9/n8/R2K5 w").unwrap();
+    assert_eq!(moves.len(), pos.legal_moves().len());
+    let take = moves
+        .iter()
+        .find(|m| m["move"] == "a0a1")
+        .expect("a0a1 listed");
+    assert_eq!(
+        (&take["capture"], &take["bounds"]),
+        (&true.into(), &"unknown".into())
+    );
+    assert!(moves.iter().all(|m| m["best"] == false));
     // The withheld table itself is not there.
     let r = get(&server.url("/api/probe?fen=9/9/4k4/9/9/9/9/9/9/R2K5_w"));
     assert_eq!(r.status, 404, "{}", r.body);

@@ -2,8 +2,9 @@
 //! captures valued as the best for Red in one and for Black in the other, give each position
 //! bounds on its value for the side to move, and the value itself where it is exact.
 
-use super::{ProbeError, Tablebase};
+use super::{MoveValue, ProbeError, Tablebase};
 use crate::piece::Color;
+use crate::position::Move;
 use crate::position::Position;
 use crate::table::RuleSet;
 use crate::value::{Outcome, Value};
@@ -35,6 +36,21 @@ impl Bounds {
     pub fn decided(&self) -> bool {
         self.lower == self.upper
     }
+}
+
+/// A legal move from a position of a partial table, and the bounds of the position it leads to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PartialMove {
+    /// The move.
+    pub mv: Move,
+    /// Whether it captures.
+    pub capture: bool,
+    /// The bounds of the position after the move, for the side to move there.
+    pub after: Bounds,
+    /// Whether it is proven a best move (Fang's Definition 9): the position's value is exact
+    /// and this move's exact value for the mover equals it. Where the value is not exact, no
+    /// move is.
+    pub best: bool,
 }
 
 /// The two builds of partial tables, each a directory ([`Tablebase::of_partial_build`]).
@@ -73,13 +89,55 @@ impl PartialTablebase {
             Color::Red => (red, black),
             Color::Black => (black, red),
         };
-        let material = crate::material::Material::of(pos).canonical();
-        let rule_set = self.red_best.table(material)?.file.header().rule_set;
+        // Only a table that is there can make the builds agree (a withheld one's stand-ins
+        // differ), so its rule set is looked up only then.
+        let exact = match red == black {
+            true => {
+                let material = crate::material::Material::of(pos).canonical();
+                let rule_set = self.red_best.table(material)?.file.header().rule_set;
+                exact_kind(rule_set, red).then_some(red)
+            }
+            false => None,
+        };
         Ok(Bounds {
             lower: worst.outcome(),
             upper: best.outcome(),
-            exact: (red == black && exact_kind(rule_set, red)).then_some(red),
+            exact,
         })
+    }
+}
+
+impl PartialTablebase {
+    /// Every legal move of `pos` with the bounds of the position it leads to, and which are
+    /// proven best.
+    pub fn probe_moves(&self, pos: &Position) -> Result<Vec<PartialMove>, ProbeError> {
+        let value = self.probe_bounds(pos)?.exact;
+        let mut out = Vec::new();
+        for mv in pos.legal_moves() {
+            let capture = pos.piece_at(mv.to).is_some();
+            let mut child = pos.clone();
+            child.play(mv);
+            let after = self.probe_bounds(&child)?;
+            let for_mover = |v| {
+                MoveValue {
+                    mv,
+                    capture,
+                    value: v,
+                }
+                .for_mover()
+            };
+            let best = match (value, after.exact) {
+                (Some(v), Some(c)) => for_mover(c).rank() == v.rank(),
+                _ => false,
+            };
+            out.push(PartialMove {
+                mv,
+                capture,
+                after,
+                best,
+            });
+        }
+        Ok(out)
     }
 }
 
