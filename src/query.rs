@@ -1079,6 +1079,9 @@ pub struct PartialReport {
     /// By (Red's, Black's) most advanced pawn rank, counted from its side's back rank (null:
     /// no pawn); null for a material without pawns.
     pub by_pawns: Option<Vec<PawnShare>>,
+    /// Checked against the complete table of the material where the directory has it; else
+    /// null.
+    pub against_full: Option<FullCheck>,
 }
 
 /// Positions by what their bounds say, and the resolved share.
@@ -1118,6 +1121,13 @@ impl ResolvedShare {
         }
     }
 
+    fn merge(&mut self, other: &ResolvedShare) {
+        self.positions += other.positions;
+        self.exact += other.exact;
+        self.one_sided += other.one_sided;
+        self.unknown += other.unknown;
+    }
+
     fn finish(mut self) -> ResolvedShare {
         let n = self.positions.max(1) as f64;
         self.resolved = (self.exact as f64 + 0.5 * self.one_sided as f64) / n;
@@ -1125,45 +1135,57 @@ impl ResolvedShare {
     }
 }
 
-/// The [`PartialReport`] of `dir`'s partial table of `material` (every legal position probed).
+/// The [`PartialReport`] of `dir`'s partial table of `material` (every legal position probed),
+/// checked against `dir`'s complete table of it where there is one.
 pub fn partial_report(dir: &Path, material: Material) -> Result<PartialReport, ProbeError> {
     use crate::tablebase::partial::PartialTablebase;
+    use rayon::prelude::*;
     let material = material.canonical();
     let ix = crate::index::Indexer::new(material)?;
     let tb = PartialTablebase::of_dir(dir, 16 << 20);
+    let full = crate::table::metric_table_path(dir, material, Metric::Dtc)
+        .exists()
+        .then(|| Tablebase::new(dir, 16 << 20));
     let pawns = Color::ALL
         .iter()
         .any(|&c| material.count(c, Role::Pawn) > 0);
-    let mut all = ResolvedShare::default();
-    let mut slices: BTreeMap<(Option<u8>, Option<u8>), ResolvedShare> = BTreeMap::new();
     let red_best = crate::tablebase::partial::partial_dir(dir, Color::Red);
     let without = withheld_from(&crate::table::metric_table_path(
         &red_best,
         material,
         Metric::Dtc,
     ))?;
-    for turn in Color::ALL {
-        for i in 0..ix.size() {
-            let Some(pos) = ix.decode(i, turn).filter(|p| !p.opponent_in_check()) else {
-                continue;
-            };
-            let b = tb.probe_bounds(&pos)?;
-            all.add(b.lower, b.upper);
-            if pawns {
-                let key = (
-                    most_advanced_pawn(&pos, Color::Red),
-                    most_advanced_pawn(&pos, Color::Black),
-                );
-                slices.entry(key).or_default().add(b.lower, b.upper);
-            }
+    let count = |mut acc: Tally, (turn, i): (Color, u64)| -> Result<Tally, ProbeError> {
+        let Some(pos) = ix.decode(i, turn).filter(|p| !p.opponent_in_check()) else {
+            return Ok(acc);
+        };
+        let b = tb.probe_bounds(&pos)?;
+        acc.all.add(b.lower, b.upper);
+        if pawns {
+            let key = (
+                most_advanced_pawn(&pos, Color::Red),
+                most_advanced_pawn(&pos, Color::Black),
+            );
+            acc.slices.entry(key).or_default().add(b.lower, b.upper);
         }
-    }
+        if let Some(full) = &full {
+            let check = acc.check.get_or_insert_with(FullCheck::default);
+            check.add(&pos, &b, full.probe_dtc(&pos)?);
+        }
+        Ok(acc)
+    };
+    let tally = Color::ALL
+        .into_par_iter()
+        .flat_map(|turn| (0..ix.size()).into_par_iter().map(move |i| (turn, i)))
+        .try_fold(Tally::default, count)
+        .try_reduce(Tally::default, |a, b| Ok(a.merge(b)))?;
     Ok(PartialReport {
         material: material.to_string(),
         without,
-        all: all.finish(),
+        all: tally.all.finish(),
         by_pawns: pawns.then(|| {
-            slices
+            tally
+                .slices
                 .into_iter()
                 .map(|((red, black), share)| PawnShare {
                     red,
@@ -1172,5 +1194,114 @@ pub fn partial_report(dir: &Path, material: Material) -> Result<PartialReport, P
                 })
                 .collect()
         }),
+        against_full: tally.check,
     })
+}
+
+/// What [`partial_report`] counts, per worker and then merged.
+#[derive(Default)]
+struct Tally {
+    all: ResolvedShare,
+    slices: BTreeMap<(Option<u8>, Option<u8>), ResolvedShare>,
+    check: Option<FullCheck>,
+}
+
+impl Tally {
+    fn merge(mut self, other: Tally) -> Tally {
+        self.all.merge(&other.all);
+        for (k, v) in other.slices {
+            self.slices.entry(k).or_default().merge(&v);
+        }
+        self.check = match (self.check, other.check) {
+            (Some(a), Some(b)) => Some(a.merge(b)),
+            (a, b) => a.or(b),
+        };
+        self
+    }
+}
+
+/// A partial table checked position by position against the complete table of its material
+/// (Björnsson, Schaeffer and Sturtevant's validation): every bound must hold the true outcome,
+/// every exact value must be the true value.
+#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+pub struct FullCheck {
+    /// Legal positions compared.
+    pub positions: u64,
+    /// Positions whose true outcome lies outside their bounds.
+    pub outside: u64,
+    /// Positions whose exact value differs from the true value.
+    pub exact_differs: u64,
+    /// A position of either kind (the least FEN), if any.
+    pub example: Option<String>,
+}
+
+impl FullCheck {
+    fn add(&mut self, pos: &Position, b: &crate::tablebase::partial::Bounds, truth: Value) {
+        self.positions += 1;
+        let o = truth.outcome();
+        let outside = o < b.lower || o > b.upper;
+        let differs = b.exact.is_some_and(|e| e != truth);
+        self.outside += outside as u64;
+        self.exact_differs += differs as u64;
+        if outside || differs {
+            let fen = to_fen(pos);
+            if self.example.as_ref().is_none_or(|e| fen < *e) {
+                self.example = Some(fen);
+            }
+        }
+    }
+
+    fn merge(mut self, other: FullCheck) -> FullCheck {
+        self.positions += other.positions;
+        self.outside += other.outside;
+        self.exact_differs += other.exact_differs;
+        self.example = match (self.example, other.example) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tablebase::partial::Bounds;
+
+    /// The check counts a true outcome outside its bounds and an exact value that is not the
+    /// true one, and keeps the least FEN of them as the example.
+    #[test]
+    fn the_full_check_counts_what_is_wrong() {
+        let pos = parse_fen("9/9/4k4/9/9/9/9/9/n8/R2K5 w").unwrap();
+        let win = |d| Value::Decided {
+            order: 0,
+            distance: d,
+        };
+        let at_least_a_draw = Bounds {
+            lower: Outcome::Draw,
+            upper: Outcome::Win,
+            exact: None,
+        };
+        let exact = Bounds {
+            lower: Outcome::Win,
+            upper: Outcome::Win,
+            exact: Some(win(3)),
+        };
+        let mut c = FullCheck::default();
+        c.add(&pos, &at_least_a_draw, win(5));
+        c.add(&pos, &exact, win(3));
+        assert_eq!((c.positions, c.outside, c.exact_differs), (2, 0, 0));
+        assert_eq!(c.example, None);
+        c.add(
+            &pos,
+            &at_least_a_draw,
+            Value::Decided {
+                order: 0,
+                distance: 2,
+            },
+        );
+        c.add(&pos, &exact, win(5));
+        assert_eq!((c.positions, c.outside, c.exact_differs), (4, 1, 1));
+        assert_eq!(c.example, Some(to_fen(&pos)));
+    }
 }

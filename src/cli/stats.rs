@@ -179,5 +179,18 @@ fn print_partial(r: &query::PartialReport, json: bool, out: super::Out) -> super
     for p in r.by_pawns.iter().flatten() {
         row(out, &rank(p.red), &rank(p.black), &p.share)?;
     }
+    if let Some(c) = &r.against_full {
+        writeln!(
+            out,
+            "against the complete table: {} positions, {} outside their bounds, {} exact values \
+             that differ{}",
+            grouped(c.positions),
+            grouped(c.outside),
+            grouped(c.exact_differs),
+            c.example
+                .as_ref()
+                .map_or(String::new(), |f| format!(" (e.g. {f})"))
+        )?;
+    }
     Ok(())
 }

@@ -225,6 +225,36 @@ fn partial_moves_bound_the_full_moves_and_best_only_where_exact() {
     );
 }
 
+/// With the complete table in the directory, `--partial-report` checks every position's bounds
+/// against it (the paper's validation): KRKN without KRK under the Asian rules, none outside.
+#[test]
+fn partial_report_checks_against_the_complete_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = build_cmd("KRKN", dir.path(), &["--quiet"])
+        .output()
+        .unwrap();
+    assert_ok("build", &out);
+    let out = build_cmd("KRKN", dir.path(), &["--partial", "--without", "KRK"])
+        .output()
+        .unwrap();
+    assert_ok("build --partial", &out);
+    let out = crate::common::xqtb()
+        .args(["stats", "KRKN", "--partial-report", "--json", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_ok("stats --partial-report", &out);
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &r["against_full"];
+    assert_eq!(c["positions"], r["all"]["positions"]);
+    assert!(c["positions"].as_u64().unwrap() > 0);
+    assert_eq!(
+        (&c["outside"], &c["exact_differs"]),
+        (&0.into(), &0.into()),
+        "{c}"
+    );
+}
+
 /// `xqtb build M --partial [--without ...]`: the complete tables into `--dir`, the two builds
 /// into `partial/red-best` and `partial/black-best`; with nothing named, the absent supporting
 /// tables are the withheld ones.
@@ -354,6 +384,8 @@ fn partial_report_counts_the_bounds() {
         total.map(serde_json::Value::from).each_ref()
     );
     assert_eq!(report["without"], serde_json::json!(["KPK"]));
+    // No complete KPKA in the directory: nothing to check against.
+    assert!(report["against_full"].is_null());
     let by = report["by_pawns"].as_array().unwrap();
     assert_eq!(by.len(), slices.len());
     for (row, ((red, black), want)) in by.iter().zip(&slices) {
