@@ -86,6 +86,9 @@ const TEXT = {
     'stats.pawns': 'By the most advanced pawn ({side} to move)', 'stats.pawnnote': 'Ranks counted from the pawn owner\'s back rank: 3–4 not yet across the river, 5–7 high pawn (高兵), 8 low pawn (低兵), 9 bottom pawn (底兵).',
     'stats.redpawn': 'Red pawn rank', 'stats.blackpawn': 'Black pawn rank', 'stats.nopawn': 'none',
     'stats.pawn.home': 'not across the river', 'stats.pawn.high': 'high pawn', 'stats.pawn.low': 'low pawn', 'stats.pawn.bottom': 'bottom pawn',
+    'partial.title': 'Partial table of {m}', 'partial.about': 'Built without {without}: each position has bounds on its value; the share resolved counts an exact outcome as 1, at least or at most a draw as ½, unknown as 0 (Björnsson, Schaeffer and Sturtevant, Partial Information Endgame Databases, 2005).',
+    'partial.positions': 'Positions', 'partial.exact': 'Exact', 'partial.onesided': 'One-sided', 'partial.unknown': 'Unknown', 'partial.resolved': 'Resolved', 'partial.all': 'All',
+    'partial.checked': 'Checked against the complete table: {n} positions, {out} outside their bounds, {diff} exact values that differ.',
     'stats.orders': 'Orders', 'stats.longestplies': 'Longest win (plies)', 'stats.hists': 'Distances',
     'stats.ordersnote': 'Both sides to move together. Orders above 0 are positions whose result rests on the Asian rules against perpetual check and chase.',
     'stats.file': 'File {f}, {b}, rule set {r}.', 'stats.verdict.redwin': 'Red wins this ending as a rule (red win ≥ 98%).',
@@ -178,6 +181,9 @@ const TEXT = {
     'stats.pawns': '按最前兵卒分（輪{side}走）', 'stats.pawnnote': '自兵卒所屬方的底線算起：3–4 未過河，5–7 高兵，8 低兵，9 底兵。',
     'stats.redpawn': '紅兵所在線', 'stats.blackpawn': '黑卒所在線', 'stats.nopawn': '無',
     'stats.pawn.home': '未過河', 'stats.pawn.high': '高兵', 'stats.pawn.low': '低兵', 'stats.pawn.bottom': '底兵',
+    'partial.title': '{m} 部分殘局庫', 'partial.about': '建造時缺少 {without}：每個局面的值為上下界；已解比例：確定為 1，至少或至多和局為 ½，未知為 0（Björnsson、Schaeffer、Sturtevant，Partial Information Endgame Databases，2005）。',
+    'partial.positions': '局面', 'partial.exact': '確定', 'partial.onesided': '單側', 'partial.unknown': '未知', 'partial.resolved': '已解', 'partial.all': '全部',
+    'partial.checked': '與完整殘局庫比對：{n} 個局面，{out} 個超出上下界，{diff} 個確定值不同。',
     'stats.orders': '各階', 'stats.longestplies': '最長著手（步）', 'stats.hists': '步數分佈',
     'stats.ordersnote': '雙方走子合計。階大於 0 的局面，其結果取決於亞洲規則禁止長將、長捉。',
     'stats.file': '檔案 {f}，{b}，規則 {r}。', 'stats.verdict.redwin': '此殘局紅方例勝（紅勝率 ≥ 98%）。',
@@ -1434,6 +1440,10 @@ function statsPage(material) {
   root.replaceChildren(el('h1', {}, t('stats.title', { m: material })), el('p', { class: 'small' }, t('loading')));
   (async () => {
     const r = await api('/api/stats/' + encodeURIComponent(material));
+    if (r.status === 404) {
+      const p = await api('/api/partial/' + encodeURIComponent(material));
+      if (p.ok) { root.replaceChildren(...partialReport(p.body)); return; }
+    }
     if (!r.ok) { root.append(el('p', { class: 'error', id: 'error' }, errorText(r.body.error))); return; }
     const s = r.body;
     if (s.material !== material) history.replaceState(null, '', '/stats/' + s.material);
@@ -1487,6 +1497,24 @@ function statsPage(material) {
     root.replaceChildren(...out);
   })();
   return {};
+}
+
+/** A partial table's report (formats/api.md, /api/partial): resolved shares overall and by
+ * each side's most advanced pawn, and the check against the complete table where there is one. */
+function partialReport(p) {
+  const out = [el('h1', { id: 'stats-title' }, t('partial.title', { m: p.material })),
+    el('p', { class: 'notice', id: 'partial-about' }, t('partial.about', { without: p.without.join(', ') }))];
+  const row = (a, b, x) => el('tr', {}, el('td', {}, a), el('td', {}, b), el('td', { class: 'num' }, fmtInt(x.positions)),
+    el('td', { class: 'num' }, fmtInt(x.exact)), el('td', { class: 'num' }, fmtInt(x.one_sided)),
+    el('td', { class: 'num' }, fmtInt(x.unknown)), el('td', { class: 'num' }, (100 * x.resolved).toFixed(2) + '%'));
+  const rows = [row(t('partial.all'), t('partial.all'), p.all)];
+  for (const s of p.by_pawns || []) rows.push(row(pawnRank(s.red), pawnRank(s.black), s));
+  out.push(el('div', { class: 'scroll' }, el('table', { class: 'data', id: 'partial-shares' }, el('thead', {}, el('tr', {},
+    ['stats.redpawn', 'stats.blackpawn', 'partial.positions', 'partial.exact', 'partial.onesided', 'partial.unknown', 'partial.resolved']
+      .map((k) => el('th', {}, t(k))))), el('tbody', {}, rows))));
+  const c = p.against_full;
+  if (c) out.push(el('p', { class: 'small', id: 'partial-checked' }, t('partial.checked', { n: fmtInt(c.positions), out: fmtInt(c.outside), diff: fmtInt(c.exact_differs) })));
+  return out;
 }
 
 // ---------------------------------------------------------------- help page

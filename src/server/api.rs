@@ -38,6 +38,7 @@ pub fn routes() -> Router<Arc<State>> {
     let full_pass = Router::new()
         .route("/api/tables", get(tables))
         .route("/api/stats/{material}", get(stats))
+        .route("/api/partial/{material}", get(partial))
         .layer(super::timeout(super::FULL_PASS))
         .layer(axum::middleware::map_response(timed_out));
     quick
@@ -403,12 +404,33 @@ async fn stats(
     Ok(ok(&*s))
 }
 
+/// `/api/partial/<MATERIAL>`: the report of the directory's partial table of a material
+/// (`query::partial_report`; formats/api.md).
+async fn partial(
+    axum::extract::State(state): AppState,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, ApiError> {
+    let Path(name) = path.map_err(|e| ApiError::BadRequest(format!("bad material: {e}")))?;
+    let material: Material = name
+        .parse()
+        .map_err(|e| ApiError::BadRequest(format!("bad material {name:?}: {e}")))?;
+    let canonical = material.canonical();
+    let red = crate::tablebase::partial::partial_dir(&state.dir, crate::piece::Color::Red);
+    if !crate::table::metric_table_path(&red, canonical, Metric::Dtc).exists() {
+        return Err(ApiError::NotFound(format!(
+            "no partial table of {canonical} (xqtb build {canonical} --partial)"
+        )));
+    }
+    let r = blocking(&state, move |st| Ok(st.partial_report(canonical)?)).await?;
+    Ok(ok(&*r))
+}
+
 /// Any method on a path under `/api/` that is no endpoint. The path as sent (percent-encoded),
 /// so that no path is refused for its bytes.
 async fn unknown(uri: Uri) -> ApiError {
     ApiError::NotFound(format!(
-        "no API endpoint {}: there are /api/probe?fen=, /api/mainline?fen=, /api/tables and \
-         /api/stats/<MATERIAL>",
+        "no API endpoint {}: there are /api/probe?fen=, /api/mainline?fen=, /api/tables, \
+         /api/stats/<MATERIAL> and /api/partial/<MATERIAL>",
         uri.path()
     ))
 }

@@ -19,7 +19,7 @@ mod listen;
 pub use listen::Limits;
 
 use crate::material::Material;
-use crate::query::{self, TableStats};
+use crate::query::{self, PartialReport, TableStats};
 use crate::table::Metric;
 use crate::tablebase::{ProbeError, Tablebase};
 use axum::Router;
@@ -47,6 +47,8 @@ pub struct Config {
 
 /// One table's statistics once computed; locked while they are being computed.
 type StatsSlot = Mutex<Option<Arc<TableStats>>>;
+/// A partial table's report, once computed.
+type PartialSlot = Mutex<Option<Arc<PartialReport>>>;
 
 /// What the handlers share.
 pub struct State {
@@ -55,6 +57,8 @@ pub struct State {
     /// Statistics per table, computed once (a full pass over the table): requests arriving
     /// while it runs wait for it on the table's own lock instead of starting another pass.
     stats: Mutex<HashMap<(Material, Metric), Arc<StatsSlot>>>,
+    /// Partial tables' reports, computed once each the same way (a pass over both builds).
+    partial_reports: Mutex<HashMap<Material, Arc<PartialSlot>>>,
     /// Bounds the probing work running at once on the blocking pool (each task holds a permit
     /// until it ends, even if its request was dropped meanwhile).
     work: Arc<Semaphore>,
@@ -77,6 +81,7 @@ impl State {
             tb: Tablebase::new(&config.dir, config.cache_bytes).with_file_checksums(),
             dir: config.dir.clone(),
             stats: Mutex::new(HashMap::new()),
+            partial_reports: Mutex::new(HashMap::new()),
             work: Arc::new(Semaphore::new(4 * cores)),
             checked: Mutex::new(Instant::now()),
         }
@@ -95,6 +100,7 @@ impl State {
         if self.tb.refresh() {
             tracing::info!("tables changed on disk: reopened");
             self.stats.lock().unwrap().clear();
+            self.partial_reports.lock().unwrap().clear();
         }
     }
 
@@ -118,6 +124,26 @@ impl State {
         )?);
         *slot = Some(s.clone());
         Ok(s)
+    }
+}
+
+impl State {
+    /// The report of `material`'s partial table ([`query::partial_report`]), computed once.
+    fn partial_report(&self, material: Material) -> Result<Arc<PartialReport>, ProbeError> {
+        let slot = self
+            .partial_reports
+            .lock()
+            .unwrap()
+            .entry(material.canonical())
+            .or_default()
+            .clone();
+        let mut slot = slot.lock().unwrap();
+        if let Some(r) = &*slot {
+            return Ok(r.clone());
+        }
+        let r = Arc::new(query::partial_report(&self.dir, material.canonical())?);
+        *slot = Some(r.clone());
+        Ok(r)
     }
 }
 

@@ -530,4 +530,17 @@ fn probe_answers_from_a_partial_table() {
     // The withheld table itself is not there.
     let r = get(&server.url("/api/probe?fen=9/9/4k4/9/9/9/9/9/9/R2K5_w"));
     assert_eq!(r.status, 404, "{}", r.body);
+    // The partial table's report: what `stats --partial-report --json` prints.
+    let r = get(&server.url("/api/partial/KRKN"));
+    assert_eq!(r.status, 200, "{}", r.body);
+    let out = crate::common::xqtb()
+        .args(["stats", "KRKN", "--partial-report", "--json", "--dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    crate::common::assert_ok("stats --partial-report", &out);
+    let cli: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r.json(), cli);
+    assert!(cli["against_full"].is_null(), "no complete KRKN here");
+    assert_eq!(get(&server.url("/api/partial/KRK")).status, 404);
 }
