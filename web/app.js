@@ -1504,13 +1504,14 @@ function statsPage(material) {
 function partialReport(p) {
   const out = [el('h1', { id: 'stats-title' }, t('partial.title', { m: p.material })),
     el('p', { class: 'notice', id: 'partial-about' }, t('partial.about', { without: p.without.join(', ') }))];
-  const row = (a, b, x) => el('tr', {}, el('td', {}, a), el('td', {}, b), el('td', { class: 'num' }, fmtInt(x.positions)),
+  const pawns = !!p.by_pawns;
+  const row = (a, b, x) => el('tr', {}, pawns ? el('td', {}, a) : null, pawns ? el('td', {}, b) : null, el('td', { class: 'num' }, fmtInt(x.positions)),
     el('td', { class: 'num' }, fmtInt(x.exact)), el('td', { class: 'num' }, fmtInt(x.one_sided)),
     el('td', { class: 'num' }, fmtInt(x.unknown)), el('td', { class: 'num' }, (100 * x.resolved).toFixed(2) + '%'));
   const rows = [row(t('partial.all'), t('partial.all'), p.all)];
   for (const s of p.by_pawns || []) rows.push(row(pawnRank(s.red), pawnRank(s.black), s));
   out.push(el('div', { class: 'scroll' }, el('table', { class: 'data', id: 'partial-shares' }, el('thead', {}, el('tr', {},
-    ['stats.redpawn', 'stats.blackpawn', 'partial.positions', 'partial.exact', 'partial.onesided', 'partial.unknown', 'partial.resolved']
+    [...(pawns ? ['stats.redpawn', 'stats.blackpawn'] : []), 'partial.positions', 'partial.exact', 'partial.onesided', 'partial.unknown', 'partial.resolved']
       .map((k) => el('th', {}, t(k))))), el('tbody', {}, rows))));
   const c = p.against_full;
   if (c) out.push(el('p', { class: 'small', id: 'partial-checked' }, t('partial.checked', { n: fmtInt(c.positions), out: fmtInt(c.outside), diff: fmtInt(c.exact_differs) })));

@@ -15,6 +15,7 @@ mod cli;
 mod dtm_page;
 mod errors;
 mod http_api;
+mod partial_page;
 mod query_page;
 mod rules_page;
 mod slow_clients;
