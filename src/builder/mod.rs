@@ -258,6 +258,10 @@ pub enum BuildError {
     /// The builder found its own data inconsistent (a bug, or a damaged supporting table).
     #[error("internal inconsistency: {0}")]
     Inconsistent(String),
+    /// The options ask for a build that cannot be made (a partial build withholding nothing,
+    /// or its own table, or of distance to mate).
+    #[error("{0}")]
+    Options(String),
 }
 
 /// How to build.
@@ -521,7 +525,7 @@ pub fn build(
     }
     let withheld = opts.withheld.as_ref().map_or(&[][..], |w| &w.materials[..]);
     if withheld.contains(&material.canonical()) {
-        return Err(BuildError::Inconsistent(format!(
+        return Err(BuildError::Options(format!(
             "{material} cannot be built with its own table withheld"
         )));
     }

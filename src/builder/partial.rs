@@ -57,7 +57,7 @@ pub fn build_partial(
     progress: &dyn Progress,
 ) -> Result<PartialReports, BuildError> {
     if withheld.is_empty() {
-        return Err(BuildError::Inconsistent(format!(
+        return Err(BuildError::Options(format!(
             "a partial build of {material} withholds no table: name them with --without, or \
              leave supporting tables out of the directory"
         )));

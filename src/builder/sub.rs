@@ -139,7 +139,7 @@ impl Subtables {
             let (m, flip) = wanted[i];
             if let Some(w) = withheld.filter(|w| w.holds(m)) {
                 if metric == Metric::Dtm {
-                    return Err(BuildError::Inconsistent(
+                    return Err(BuildError::Options(
                         "a partial build is of distance to conversion only".into(),
                     ));
                 }

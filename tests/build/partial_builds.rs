@@ -255,6 +255,36 @@ fn partial_report_checks_against_the_complete_table() {
     );
 }
 
+/// Partial builds that cannot be made are refused with what is wrong, not as an internal error:
+/// withholding nothing (every supporting table present, none named), withholding the table
+/// itself, or asking for distance to mate.
+#[test]
+fn impossible_partial_builds_are_refused_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    for m in ["KRK", "KNK"] {
+        assert_ok(m, &build_cmd(m, dir.path(), &["--quiet"]).output().unwrap());
+    }
+    let cases: [(&[&str], &str); 3] = [
+        (&["--partial"], "withholds no table"),
+        (&["--partial", "--without", "KRKN"], "own table withheld"),
+        (
+            &["--partial", "--without", "KRK", "--metric", "dtm"],
+            "distance to conversion",
+        ),
+    ];
+    for (args, says) in cases {
+        let out = build_cmd("KRKN", dir.path(), args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success(),
+            "{args:?} succeeded: {err} {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("internal"), "{args:?}: {err}");
+    }
+}
+
 /// `xqtb build M --partial [--without ...]`: the complete tables into `--dir`, the two builds
 /// into `partial/red-best` and `partial/black-best`; with nothing named, the absent supporting
 /// tables are the withheld ones.
