@@ -312,7 +312,29 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         return print_reports(out, &black, " black-best", args.verbose);
     }
     let reports = builder::build(material, &opts, &bars)?;
-    print_reports(out, &reports, "", args.verbose)
+    print_reports(out, &reports, "", args.verbose)?;
+    note_superseded_partial(material, &opts.dir, &bars);
+    Ok(())
+}
+
+/// After a complete build of `material`: its partial table, if `dir` has one, answers no probe
+/// any more (the complete table comes first); say so, and how to remove it.
+fn note_superseded_partial(material: xqtb::Material, dir: &std::path::Path, bars: &Bars) {
+    let m = material.canonical();
+    let builds = xqtb::Color::ALL.map(|c| builder::partial_dir(dir, c));
+    let files: Vec<_> = builds
+        .iter()
+        .map(|d| xqtb::table::metric_table_path(d, m, xqtb::table::Metric::Dtc))
+        .filter(|p| p.exists())
+        .collect();
+    if !files.is_empty() {
+        let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
+        bars.note(&format!(
+            "{m}: the complete table now answers every probe; its partial table is superseded \
+             (remove it: rm {})",
+            names.join(" ")
+        ));
+    }
 }
 
 /// A line per table built or present (`suffix` after its name), and with `verbose` its store's

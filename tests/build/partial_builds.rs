@@ -285,6 +285,26 @@ fn impossible_partial_builds_are_refused_plainly() {
     }
 }
 
+/// Once the withheld tables are there, `xqtb build M` builds the complete table (the partial
+/// one is never taken for it), which then answers probes; the build says the partial table is
+/// superseded and how to remove it.
+#[test]
+fn a_complete_build_supersedes_the_partial_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = build_cmd("KRKN", dir.path(), &["--partial", "--without", "KRK"])
+        .output()
+        .unwrap();
+    assert_ok("build --partial", &out);
+    assert!(!dir.path().join("KRKN.xqtb").exists());
+    let out = build_cmd("KRKN", dir.path(), &[]).output().unwrap();
+    assert_ok("build", &out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("partial table is superseded"), "{err}");
+    let tb = Tablebase::new(dir.path(), 1 << 20);
+    let pos = xqtb::parse_fen("9/9/4k4/9/9/9/9/9/n8/R2K5 w").unwrap();
+    assert_eq!(tb.probe_dtc(&pos).unwrap().outcome(), Outcome::Win);
+}
+
 /// `xqtb build M --partial [--without ...]`: the complete tables into `--dir`, the two builds
 /// into `partial/red-best` and `partial/black-best`; with nothing named, the absent supporting
 /// tables are the withheld ones.
