@@ -122,6 +122,25 @@ fn a_partial_build_is_never_served_as_a_complete_table() {
     assert!(Tablebase::new(red.path(), 1 << 20).probe_dtc(&pos).is_ok());
 }
 
+/// Builds `material`'s partial table without `without` into `dir` with the CLI.
+fn build_partial_cli(material: &str, without: &str, dir: &Path) {
+    let out = build_cmd(material, dir, &["--partial", "--without", without])
+        .output()
+        .unwrap();
+    assert_ok("build --partial", &out);
+}
+
+/// `xqtb stats <material> --partial-report --json` over `dir`.
+fn partial_report_json(material: &str, dir: &Path) -> serde_json::Value {
+    let out = crate::common::xqtb()
+        .args(["stats", material, "--partial-report", "--json", "--dir"])
+        .arg(dir)
+        .output()
+        .unwrap();
+    assert_ok("stats --partial-report", &out);
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// The probing side: `PartialTablebase` over the two builds gives every position bounds that
 /// hold the full build's outcome, the value where it is exact, and refuses a build opened as
 /// the other one.
@@ -234,17 +253,8 @@ fn partial_report_checks_against_the_complete_table() {
         .output()
         .unwrap();
     assert_ok("build", &out);
-    let out = build_cmd("KRKN", dir.path(), &["--partial", "--without", "KRK"])
-        .output()
-        .unwrap();
-    assert_ok("build --partial", &out);
-    let out = crate::common::xqtb()
-        .args(["stats", "KRKN", "--partial-report", "--json", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert_ok("stats --partial-report", &out);
-    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    build_partial_cli("KRKN", "KRK", dir.path());
+    let r = partial_report_json("KRKN", dir.path());
     let c = &r["against_full"];
     assert_eq!(c["positions"], r["all"]["positions"]);
     assert!(c["positions"].as_u64().unwrap() > 0);
@@ -291,10 +301,7 @@ fn impossible_partial_builds_are_refused_plainly() {
 #[test]
 fn a_complete_build_supersedes_the_partial_table() {
     let dir = tempfile::tempdir().unwrap();
-    let out = build_cmd("KRKN", dir.path(), &["--partial", "--without", "KRK"])
-        .output()
-        .unwrap();
-    assert_ok("build --partial", &out);
+    build_partial_cli("KRKN", "KRK", dir.path());
     assert!(!dir.path().join("KRKN.xqtb").exists());
     let out = build_cmd("KRKN", dir.path(), &[]).output().unwrap();
     assert_ok("build", &out);
@@ -382,17 +389,8 @@ fn build_partial_from_the_command_line() {
 #[test]
 fn partial_report_counts_the_bounds() {
     let dir = tempfile::tempdir().unwrap();
-    let out = build_cmd("KPKA", dir.path(), &["--partial", "--without", "KPK"])
-        .output()
-        .unwrap();
-    assert_ok("build --partial", &out);
-    let out = crate::common::xqtb()
-        .args(["stats", "KPKA", "--partial-report", "--json", "--dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert_ok("stats --partial-report", &out);
-    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    build_partial_cli("KPKA", "KPK", dir.path());
+    let report = partial_report_json("KPKA", dir.path());
     let m: Material = "KPKA".parse().unwrap();
     let (r, b) = (
         table(&dir.path().join("partial/red-best"), m),
