@@ -191,6 +191,8 @@ type Failure = (Arc<TableError>, Option<FileStamp>);
 pub struct Tablebase {
     dir: PathBuf,
     cache_bytes: usize,
+    /// A larger block cache for one table (`with_table_cache`).
+    table_cache: Option<((Material, Metric), usize)>,
     /// Check each table's whole-file checksum when it is first opened.
     check_files: bool,
     open: Mutex<OpenTables>,
@@ -334,6 +336,7 @@ impl Tablebase {
         Tablebase {
             dir: dir.to_owned(),
             cache_bytes,
+            table_cache: None,
             check_files: false,
             open: Mutex::new(OpenTables::new(usize::MAX)),
             failed: Mutex::new(HashMap::new()),
@@ -403,6 +406,19 @@ impl Tablebase {
     /// the one table each thread probed last); unbounded by default.
     pub fn with_open_limit(self, limit: usize) -> Tablebase {
         *self.open.lock().unwrap() = OpenTables::new(limit);
+        self
+    }
+
+    /// A block cache of `bytes` for `material`'s `metric` table instead of the tables' own: for
+    /// a reader that probes one table far more than the others (finding a DTM table's derived
+    /// side probes its stored side for every stand-in).
+    pub fn with_table_cache(
+        mut self,
+        material: Material,
+        metric: Metric,
+        bytes: usize,
+    ) -> Tablebase {
+        self.table_cache = Some(((material.canonical(), metric), bytes));
         self
     }
 
@@ -487,7 +503,11 @@ impl Tablebase {
         (material, metric): (Material, Metric),
         path: PathBuf,
     ) -> Result<OpenTable, TableError> {
-        let file = TableFile::open(&path, self.cache_bytes)?;
+        let cache = match self.table_cache {
+            Some((key, bytes)) if key == (material, metric) => bytes,
+            _ => self.cache_bytes,
+        };
+        let file = TableFile::open(&path, cache)?;
         // The stamp of the file opened (not of the path, which may have changed meanwhile).
         let stamp = FileStamp::of(&file.metadata().map_err(TableError::io(&path))?);
         if file.header().material != material {
