@@ -7,7 +7,7 @@
 //! the table file by its length and checksum; a table without them (built by an earlier run) has
 //! them found once from its moves and kept the same way. `xqtb build` removes them when it ends.
 
-use super::BuildError;
+use super::{BuildError, StopFlag};
 use crate::material::Material;
 use crate::piece::Color;
 use crate::retro::Progress;
@@ -301,7 +301,7 @@ pub fn keep(
     file: &TableFile,
     side: Color,
     budget: u64,
-    progress: &dyn Progress,
+    (progress, stop): (&dyn Progress, &StopFlag),
 ) -> Result<(), BuildError> {
     let h = file.header();
     let at = path(tmp, h.material);
@@ -311,7 +311,7 @@ pub fn keep(
     }
     let mut w = Writer::create(at, side)?;
     progress.start(&format!("{} derived side", h.material), h.entries);
-    resolve(dir, file, &mut w, budget, progress)?;
+    resolve(dir, file, &mut w, budget, (progress, stop))?;
     progress.finish();
     w.finish(&table)
 }
@@ -325,7 +325,7 @@ fn resolve(
     file: &TableFile,
     w: &mut Writer,
     budget: u64,
-    progress: &dyn Progress,
+    (progress, stop): (&dyn Progress, &StopFlag),
 ) -> Result<(), BuildError> {
     let h = file.header();
     let probe_error = |e: crate::tablebase::ProbeError| {
@@ -354,6 +354,11 @@ fn resolve(
     let blocks = h.blocks_per_side();
     let mut left = h.entries;
     for first in (0..blocks).step_by(batch as usize) {
+        // A stop asked for while a side is found leaves its `.part` file: the next run finds
+        // the side again from its start.
+        if stop.raised() {
+            return Err(BuildError::Stopped);
+        }
         let codes: Vec<Vec<u32>> = (first..blocks.min(first + batch))
             .into_par_iter()
             .map(|b| {

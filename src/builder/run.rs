@@ -100,7 +100,7 @@ pub fn build_table(
             table.plan.total.saturating_sub(super::plan::RESERVE),
         ),
         SUB_CACHE as usize,
-        progress,
+        (progress, &opts.stop),
     )?;
     let provenance = Provenance::new(rule_set, t.metric, subs.supports());
     let (mut work, from, mut events) =

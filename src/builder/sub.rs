@@ -7,7 +7,7 @@
 //! entry where the budget allows, else read through the file.
 
 use super::derived::{self, Derived, Hold};
-use super::{BuildError, Withheld};
+use super::{BuildError, StopFlag, Withheld};
 use crate::index::Indexer;
 use crate::material::Material;
 use crate::piece::{Color, Piece, Role};
@@ -67,12 +67,14 @@ fn keep_derived(
     material: Material,
     sides: [bool; 2],
     budget: u64,
-    progress: &dyn Progress,
+    (progress, stop): (&dyn Progress, &StopFlag),
 ) -> Result<(), BuildError> {
     let path = metric_table_path(dir, material, Metric::Dtm);
     let file = TableFile::open(&path, 0)?;
     match file.header().derived {
-        Some(d) if sides[d.index()] => derived::keep((dir, tmp), &file, d, budget, progress),
+        Some(d) if sides[d.index()] => {
+            derived::keep((dir, tmp), &file, d, budget, (progress, stop))
+        }
         _ => Ok(()),
     }
 }
@@ -90,7 +92,7 @@ impl Subtables {
         (rule_set, metric): (RuleSet, Metric),
         (pack_budget, budget): (u64, u64),
         cache_bytes: usize,
-        progress: &dyn Progress,
+        (progress, stop): (&dyn Progress, &StopFlag),
     ) -> Result<(Subtables, u64), BuildError> {
         let mut by_code = [None; 16];
         let mut wanted: Vec<(Material, bool)> = Vec::new();
@@ -129,7 +131,7 @@ impl Subtables {
         if metric == Metric::Dtm {
             let unwithheld = |&&i: &&usize| !withheld.is_some_and(|w| w.holds(wanted[i].0));
             for &i in order.iter().filter(unwithheld) {
-                keep_derived((dir, tmp), wanted[i].0, sides[i], budget, progress)?;
+                keep_derived((dir, tmp), wanted[i].0, sides[i], budget, (progress, stop))?;
             }
         }
         let mut slots: Vec<Option<(Sub, Levels)>> = wanted.iter().map(|_| None).collect();
