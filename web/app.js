@@ -1030,19 +1030,20 @@ function renderPartial(side, r, flip, board) {
 /** A partial table's moves, each with the bounds of the position it leads to (for the side to
  * move there), as links to it: proven best first (formats/api.md). */
 function partialMoves(r, board) {
-  const ol = el('ol', { class: 'moves partial', id: 'moves' });
+  const ol = el('ol', {});
   for (const m of r.moves) {
     const exact = m.distance === null ? '' : ' (' + m.order + '-' + String(m.distance).padStart(3, '0') + ')';
     const flags = (m.best ? '*' : '') + (m.capture ? 'c' : '') + (m.check ? '+' : '');
     const cls = m.lower === m.upper ? moverOf(m.lower) : '';
     ol.append(el('li', { class: cls + (m.best ? ' best' : ''), 'data-move': m.move },
-      el('a', { href: '/?fen=' + fenParam(m.fen), 'data-nav': '',
-        onmouseenter: () => board.arrow(m.move), onmouseleave: () => board.arrow(null) },
+      el('button', { type: 'button', title: `${m.move} · ${m.wxf} · ${m.zh}`, onclick: () => go('/?fen=' + fenParam(m.fen)),
+        onmouseenter: () => board.arrow(m.move), onmouseleave: () => board.arrow(null),
+        onfocus: () => board.arrow(m.move), onblur: () => board.arrow(null) },
       el('span', { class: 'n' }, moveName(m)),
       el('span', { class: 'v' }, t('bounds.' + m.bounds) + exact),
       el('span', { class: 'f' }, flags))));
   }
-  return ol;
+  return el('div', { class: 'moves partial', id: 'moves' }, ol);
 }
 /** The mover's outcome when the side to move after the move has `o`. */
 function moverOf(o) { return o === 'win' ? 'loss' : o === 'loss' ? 'win' : 'draw'; }

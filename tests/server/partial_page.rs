@@ -46,8 +46,8 @@ fn a_partial_table_on_the_page() {
         moves.iter().all(|m| m[2] == false),
         "best while open: {moves:?}"
     );
-    // A move is a link to the position after it.
-    b.click("#moves li[data-move='a0b0'] a");
+    // A move goes to the position after it.
+    b.click("#moves li[data-move='a0b0'] button");
     b.wait_for(
         "the position after a0b0",
         "return location.search.includes('1R1K5') && document.querySelector('#value')",
