@@ -30,3 +30,4 @@ mod dtm_verify;
 mod fang_graphs;
 mod fang_materials;
 mod partial_bounds;
+mod partial_dtm_bounds;
