@@ -878,6 +878,8 @@ pub struct PartialResult {
     pub material: String,
     /// The side to move: `w` Red, `b` Black.
     pub side: &'static str,
+    /// The side to move is in check (facing kings included).
+    pub in_check: bool,
     /// The tables withheld from the partial table.
     pub without: Vec<String>,
     /// The worst outcome the withheld tables could make it: `win`, `draw` or `loss`.
@@ -893,6 +895,10 @@ pub struct PartialResult {
     pub distance: Option<u16>,
     /// Every legal move: proven best first, then by what the move is sure to give the mover.
     pub moves: Vec<PartialMoveEntry>,
+    /// Where the directory has the partial table's DTM builds and the distance to mate is
+    /// exact (`formats/partial.md` §9), that value; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dtm: Option<DtmEntry>,
 }
 
 /// One legal move from a position of a partial table, with the bounds of the position it leads
@@ -925,6 +931,10 @@ pub struct PartialMoveEntry {
     pub fen: String,
     /// The move gives check.
     pub check: bool,
+    /// Where the DTM builds are there and the distance to mate after the move is exact, that
+    /// value, `best` saying whether the move is proven best under DTM; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dtm: Option<DtmEntry>,
 }
 
 /// Partial moves proven best first, then by the outcome each is sure to give the mover, the
@@ -970,9 +980,29 @@ fn partial_entries(
                 zh: notation::chinese(pos, m.mv).unwrap_or_default(),
                 fen: to_fen(&child),
                 check: child.is_check(),
+                dtm: None,
             }
         })
         .collect()
+}
+
+/// Adds to `entries` each move's exact distance to mate from `dtm_moves`, where there is one.
+fn with_partial_dtm(
+    mut entries: Vec<PartialMoveEntry>,
+    dtm_moves: &[crate::tablebase::partial::PartialMove<Dtm>],
+) -> Vec<PartialMoveEntry> {
+    for e in &mut entries {
+        let m = dtm_moves
+            .iter()
+            .find(|m| m.mv.to_string() == e.ucci)
+            .expect("the same legal moves");
+        e.dtm = m
+            .after
+            .exact
+            .as_ref()
+            .map(|v| DtmEntry::of(v, Some(m.best)));
+    }
+    entries
 }
 
 /// A probe's answer: from a complete table, or from a partial one where the directory has no
@@ -1012,6 +1042,19 @@ pub fn partial_fallback(
     probe_partial(dir, pos, cache_bytes)
 }
 
+/// The metrics of `dir`'s partial table of `material` (canonical): those both builds hold.
+pub fn partial_metrics(dir: &Path, material: Material) -> Vec<Metric> {
+    use crate::tablebase::partial::partial_dir;
+    Metric::ALL
+        .into_iter()
+        .filter(|&t| {
+            Color::ALL.iter().all(|&c| {
+                crate::table::metric_table_path(&partial_dir(dir, c), material, t).exists()
+            })
+        })
+        .collect()
+}
+
 /// The bounds of a position of `dir`'s partial table of its material, if it has one
 /// (`dir/partial/red-best` and `dir/partial/black-best`).
 pub fn probe_partial(
@@ -1019,27 +1062,61 @@ pub fn probe_partial(
     pos: &Position,
     cache_bytes: usize,
 ) -> Result<Option<PartialResult>, ProbeError> {
-    use crate::tablebase::partial::{partial_dir, PartialTablebase};
+    use crate::tablebase::partial::{partial_dir, Bounds, PartialMove, PartialTablebase};
     let material = Material::of(pos);
-    let red = partial_dir(dir, Color::Red);
-    let path = crate::table::metric_table_path(&red, material.canonical(), Metric::Dtc);
-    if !path.exists() {
+    let metrics = partial_metrics(dir, material.canonical());
+    let Some(&first) = metrics.first() else {
         return Ok(None);
-    }
-    let without = withheld_from(&path)?;
+    };
+    let red = partial_dir(dir, Color::Red);
+    let without = withheld_from(&crate::table::metric_table_path(
+        &red,
+        material.canonical(),
+        first,
+    ))?;
     let tb = PartialTablebase::of_dir(dir, cache_bytes);
-    let b = tb.probe_bounds(pos)?;
+    // The outcomes' bounds are the same in both metrics (Fang's Theorem 7); DTC gives the
+    // distance to conversion where there are DTC builds.
+    let dtc = |b: Bounds<Dtm>| Bounds {
+        lower: b.lower,
+        upper: b.upper,
+        exact: None,
+    };
+    let dtc_move = |m: PartialMove<Dtm>| PartialMove {
+        mv: m.mv,
+        capture: m.capture,
+        after: dtc(m.after),
+        best: false,
+    };
+    let (b, moves) = match first {
+        Metric::Dtc => (tb.probe_bounds(pos)?, tb.probe_moves(pos)?),
+        Metric::Dtm => (
+            dtc(tb.probe_dtm_bounds(pos)?),
+            tb.probe_dtm_moves(pos)?.into_iter().map(dtc_move).collect(),
+        ),
+    };
+    let mut moves = partial_entries(pos, moves);
+    let mut dtm = None;
+    if metrics.contains(&Metric::Dtm) {
+        dtm = tb
+            .probe_dtm_bounds(pos)?
+            .exact
+            .map(|v| DtmEntry::of(&v, None));
+        moves = with_partial_dtm(moves, &tb.probe_dtm_moves(pos)?);
+    }
     Ok(Some(PartialResult {
         fen: to_fen(pos),
         material: material.to_string(),
         side: side_name(pos.turn()),
+        in_check: pos.is_check(),
         without,
         lower: b.lower.name(),
         upper: b.upper.name(),
         bounds: bounds_words(b.lower, b.upper),
         order: b.exact.and_then(|v| v.order()),
         distance: b.exact.and_then(|v| v.distance()),
-        moves: partial_entries(pos, tb.probe_moves(pos)?),
+        moves,
+        dtm,
     }))
 }
 
@@ -1082,6 +1159,9 @@ pub struct PartialReport {
     /// Checked against the complete table of the material where the directory has it; else
     /// null.
     pub against_full: Option<FullCheck>,
+    /// The partial table's DTM builds checked against the complete DTM table, where the
+    /// directory has both; else null.
+    pub against_full_dtm: Option<FullCheck>,
 }
 
 /// Positions by what their bounds say, and the resolved share.
@@ -1138,39 +1218,60 @@ impl ResolvedShare {
 /// The [`PartialReport`] of `dir`'s partial table of `material` (every legal position probed),
 /// checked against `dir`'s complete table of it where there is one.
 pub fn partial_report(dir: &Path, material: Material) -> Result<PartialReport, ProbeError> {
-    use crate::tablebase::partial::PartialTablebase;
+    use crate::tablebase::partial::{partial_dir, PartialTablebase};
     use rayon::prelude::*;
     let material = material.canonical();
     let ix = crate::index::Indexer::new(material)?;
     let tb = PartialTablebase::of_dir(dir, 16 << 20);
-    let full = crate::table::metric_table_path(dir, material, Metric::Dtc)
-        .exists()
-        .then(|| Tablebase::new(dir, 16 << 20));
+    let metrics = partial_metrics(dir, material);
+    // The first metric the partial table has gives the bounds (the same in both: Fang's
+    // Theorem 7); without any, the error names the DTC build's file.
+    let first = metrics.first().copied().unwrap_or(Metric::Dtc);
+    let complete = |t: Metric| crate::table::metric_table_path(dir, material, t).exists();
+    let full = Tablebase::new(dir, 16 << 20);
+    let check_dtc = first == Metric::Dtc && complete(Metric::Dtc);
+    let check_dtm = metrics.contains(&Metric::Dtm) && complete(Metric::Dtm);
     let pawns = Color::ALL
         .iter()
         .any(|&c| material.count(c, Role::Pawn) > 0);
-    let red_best = crate::tablebase::partial::partial_dir(dir, Color::Red);
     let without = withheld_from(&crate::table::metric_table_path(
-        &red_best,
+        &partial_dir(dir, Color::Red),
         material,
-        Metric::Dtc,
+        first,
     ))?;
     let count = |mut acc: Tally, (turn, i): (Color, u64)| -> Result<Tally, ProbeError> {
         let Some(pos) = ix.decode(i, turn).filter(|p| !p.opponent_in_check()) else {
             return Ok(acc);
         };
-        let b = tb.probe_bounds(&pos)?;
-        acc.all.add(b.lower, b.upper);
+        let dtm = match first == Metric::Dtm || check_dtm {
+            true => Some(tb.probe_dtm_bounds(&pos)?),
+            false => None,
+        };
+        let (lower, upper) = match (first, &dtm) {
+            (Metric::Dtm, Some(b)) => (b.lower, b.upper),
+            _ => {
+                let b = tb.probe_bounds(&pos)?;
+                if check_dtc {
+                    let truth = full.probe_dtc(&pos)?;
+                    let check = acc.check.get_or_insert_with(FullCheck::default);
+                    check.add(&pos, &b, (truth, truth.outcome()));
+                }
+                (b.lower, b.upper)
+            }
+        };
+        acc.all.add(lower, upper);
         if pawns {
             let key = (
                 most_advanced_pawn(&pos, Color::Red),
                 most_advanced_pawn(&pos, Color::Black),
             );
-            acc.slices.entry(key).or_default().add(b.lower, b.upper);
+            acc.slices.entry(key).or_default().add(lower, upper);
         }
-        if let Some(full) = &full {
-            let check = acc.check.get_or_insert_with(FullCheck::default);
-            check.add(&pos, &b, full.probe_dtc(&pos)?);
+        if let (true, Some(b)) = (check_dtm, &dtm) {
+            let truth = full.probe_dtm(&pos)?;
+            let o = truth.outcome();
+            let check = acc.check_dtm.get_or_insert_with(FullCheck::default);
+            check.add(&pos, b, (truth, o));
         }
         Ok(acc)
     };
@@ -1195,6 +1296,7 @@ pub fn partial_report(dir: &Path, material: Material) -> Result<PartialReport, P
                 .collect()
         }),
         against_full: tally.check,
+        against_full_dtm: tally.check_dtm,
     })
 }
 
@@ -1204,6 +1306,15 @@ struct Tally {
     all: ResolvedShare,
     slices: BTreeMap<(Option<u8>, Option<u8>), ResolvedShare>,
     check: Option<FullCheck>,
+    check_dtm: Option<FullCheck>,
+}
+
+/// Two optional checks merged.
+fn merge_checks(a: Option<FullCheck>, b: Option<FullCheck>) -> Option<FullCheck> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.merge(b)),
+        (a, b) => a.or(b),
+    }
 }
 
 impl Tally {
@@ -1212,10 +1323,8 @@ impl Tally {
         for (k, v) in other.slices {
             self.slices.entry(k).or_default().merge(&v);
         }
-        self.check = match (self.check, other.check) {
-            (Some(a), Some(b)) => Some(a.merge(b)),
-            (a, b) => a.or(b),
-        };
+        self.check = merge_checks(self.check, other.check);
+        self.check_dtm = merge_checks(self.check_dtm, other.check_dtm);
         self
     }
 }
@@ -1229,6 +1338,8 @@ pub struct FullCheck {
     pub positions: u64,
     /// Positions whose true outcome lies outside their bounds.
     pub outside: u64,
+    /// Positions with an exact value (distance included).
+    pub exact: u64,
     /// Positions whose exact value differs from the true value.
     pub exact_differs: u64,
     /// A position of either kind (the least FEN), if any.
@@ -1236,12 +1347,18 @@ pub struct FullCheck {
 }
 
 impl FullCheck {
-    fn add(&mut self, pos: &Position, b: &crate::tablebase::partial::Bounds, truth: Value) {
+    /// Counts `pos`, of bounds `b`, whose true value is `truth` of outcome `o`.
+    fn add<V: PartialEq>(
+        &mut self,
+        pos: &Position,
+        b: &crate::tablebase::partial::Bounds<V>,
+        (truth, o): (V, Outcome),
+    ) {
         self.positions += 1;
-        let o = truth.outcome();
         let outside = o < b.lower || o > b.upper;
-        let differs = b.exact.is_some_and(|e| e != truth);
+        let differs = b.exact.as_ref().is_some_and(|e| *e != truth);
         self.outside += outside as u64;
+        self.exact += b.exact.is_some() as u64;
         self.exact_differs += differs as u64;
         if outside || differs {
             let fen = to_fen(pos);
@@ -1254,6 +1371,7 @@ impl FullCheck {
     fn merge(mut self, other: FullCheck) -> FullCheck {
         self.positions += other.positions;
         self.outside += other.outside;
+        self.exact += other.exact;
         self.exact_differs += other.exact_differs;
         self.example = match (self.example, other.example) {
             (Some(a), Some(b)) => Some(a.min(b)),

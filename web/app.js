@@ -1017,6 +1017,7 @@ function renderPartial(side, r, flip, board) {
   const exact = r.distance === null ? '' : ': ' + plies(r.distance) + ', ' + t('order', { o: r.order });
   side.append(el('div', { class: 'value partial ' + (r.lower === r.upper ? r.lower : ''), id: 'value' },
     t('partial.value', { side: t('side.' + r.side), b, exact })));
+  if (r.dtm) side.append(el('div', { class: 'value dtm ' + r.dtm.result, id: 'dtm-value' }, dtmText(r)));
   side.append(el('p', { class: 'notice', id: 'partial-note' }, t('partial.note', { without: r.without.join(', ') })));
   side.append(el('div', { class: 'toolbar' },
     el('button', { id: 'back', type: 'button', onclick: () => history.back() }, t('btn.back')),
@@ -1032,7 +1033,8 @@ function renderPartial(side, r, flip, board) {
 function partialMoves(r, board) {
   const ol = el('ol', {});
   for (const m of r.moves) {
-    const exact = m.distance === null ? '' : ' (' + m.order + '-' + String(m.distance).padStart(3, '0') + ')';
+    const exact = (m.distance === null ? '' : ' (' + m.order + '-' + String(m.distance).padStart(3, '0') + ')')
+      + (m.dtm ? ' ' + dtmValue(m) : '');
     const flags = (m.best ? '*' : '') + (m.capture ? 'c' : '') + (m.check ? '+' : '');
     const cls = m.lower === m.upper ? moverOf(m.lower) : '';
     ol.append(el('li', { class: cls + (m.best ? ' best' : ''), 'data-move': m.move },

@@ -298,7 +298,7 @@ pub fn open(tmp: &Path, file: &TableFile, side: Color, hold: Hold) -> Result<Der
 /// probed through `dir`'s tables) within about `budget` bytes.
 pub fn keep(
     (dir, tmp): (&Path, &Path),
-    file: &TableFile,
+    (file, partial): (&TableFile, Option<Color>),
     side: Color,
     budget: u64,
     (progress, stop): (&dyn Progress, &StopFlag),
@@ -311,7 +311,7 @@ pub fn keep(
     }
     let mut w = Writer::create(at, side)?;
     progress.start(&format!("{} derived side", h.material), h.entries);
-    resolve(dir, file, &mut w, budget, (progress, stop))?;
+    resolve((dir, partial), file, &mut w, budget, (progress, stop))?;
     progress.finish();
     w.finish(&table)
 }
@@ -319,9 +319,10 @@ pub fn keep(
 /// Writes every code of `w`'s side of `file` to `w`, its stand-ins replaced by the values their
 /// moves give, within about `budget` bytes: a few blocks per worker at a time, and as many
 /// tables open as their caches allow (the stand-ins' captures lead into smaller tables, and on
-/// to theirs where they reach a derived side).
+/// to theirs where they reach a derived side). In a build of partial tables best for
+/// `partial`, withheld tables' positions take its stand-ins.
 fn resolve(
-    dir: &Path,
+    (dir, partial): (&Path, Option<Color>),
     file: &TableFile,
     w: &mut Writer,
     budget: u64,
@@ -348,9 +349,12 @@ fn resolve(
     let rest = caches.saturating_sub(own);
     let cache = (rest / (RESOLVE_TABLES + threads) as u64).clamp(1 << 20, RESOLVE_CACHE as u64);
     let limit = (rest / cache) as usize;
-    let tb = Tablebase::new(dir, cache as usize)
-        .with_table_cache(h.material, Metric::Dtm, own as usize)
-        .with_open_limit(limit.saturating_sub(threads));
+    let tb = match partial {
+        Some(best_for) => Tablebase::of_partial_build(dir, cache as usize, best_for),
+        None => Tablebase::new(dir, cache as usize),
+    }
+    .with_table_cache(h.material, Metric::Dtm, own as usize)
+    .with_open_limit(limit.saturating_sub(threads));
     let blocks = h.blocks_per_side();
     let mut left = h.entries;
     for first in (0..blocks).step_by(batch as usize) {

@@ -15,11 +15,11 @@ pub use crate::tablebase::partial::partial_dir;
 
 /// The tables `material`'s build reads that a partial build withholds: `without` (canonical),
 /// and, if `absent_too`, each table `material` or a table it reads captures into that is not
-/// in `dir` (a table present is complete and reads only present tables).
+/// in `dir` in one of `metrics` (a table present is complete and reads only present tables).
 pub fn withheld_tables(
     material: Material,
     without: &[Material],
-    absent_too: bool,
+    (absent_too, metrics): (bool, &[Metric]),
     dir: &Path,
 ) -> Vec<Material> {
     let mut out: Vec<Material> = without.iter().map(Material::canonical).collect();
@@ -32,7 +32,10 @@ pub fn withheld_tables(
                     continue;
                 }
                 seen.push(sub);
-                if metric_table_path(dir, sub, Metric::Dtc).exists() {
+                if metrics
+                    .iter()
+                    .all(|&t| metric_table_path(dir, sub, t).exists())
+                {
                     continue;
                 }
                 out.push(sub);
@@ -79,7 +82,9 @@ pub fn build_partial(
             source,
         })?;
         for &m in &complete {
-            link_table(&opts.dir, &dir, m)?;
+            for &metric in opts.metrics.list() {
+                link_table(&opts.dir, &dir, (m, metric))?;
+            }
         }
         let side = BuildOptions {
             dir,
@@ -95,12 +100,16 @@ pub fn build_partial(
     Ok(reports)
 }
 
-/// Puts `material`'s complete table of `from` into `to` as a hard link (a copy if the
-/// filesystem cannot link), replacing what is there unless it is that very file.
-fn link_table(from: &Path, to: &Path, material: Material) -> Result<(), BuildError> {
+/// Puts `material`'s complete table of `metric` in `from` into `to` as a hard link (a copy if
+/// the filesystem cannot link), replacing what is there unless it is that very file.
+fn link_table(
+    from: &Path,
+    to: &Path,
+    (material, metric): (Material, Metric),
+) -> Result<(), BuildError> {
     let (src, dst) = (
-        metric_table_path(from, material, Metric::Dtc),
-        metric_table_path(to, material, Metric::Dtc),
+        metric_table_path(from, material, metric),
+        metric_table_path(to, material, metric),
     );
     let io = |path: &Path| {
         let path = path.to_owned();

@@ -16,6 +16,7 @@ use crate::retro::Progress;
 use crate::table::{
     is_stand_in, metric_table_path, Levels, Metric, RuleSet, SupportingTable, TableError, TableFile,
 };
+use crate::tablebase::partial::withheld_stand_in;
 use crate::value::{Outcome, Value};
 use rayon::prelude::*;
 use std::path::Path;
@@ -64,7 +65,7 @@ pub fn packed_bytes(entries: u64) -> u64 {
 /// so the search through its stand-ins' moves has the room the packed tables take later.
 fn keep_derived(
     (dir, tmp): (&Path, &Path),
-    material: Material,
+    (material, partial): (Material, Option<Color>),
     sides: [bool; 2],
     budget: u64,
     (progress, stop): (&dyn Progress, &StopFlag),
@@ -73,7 +74,7 @@ fn keep_derived(
     let file = TableFile::open(&path, 0)?;
     match file.header().derived {
         Some(d) if sides[d.index()] => {
-            derived::keep((dir, tmp), &file, d, budget, (progress, stop))
+            derived::keep((dir, tmp), (&file, partial), d, budget, (progress, stop))
         }
         _ => Ok(()),
     }
@@ -131,7 +132,14 @@ impl Subtables {
         if metric == Metric::Dtm {
             let unwithheld = |&&i: &&usize| !withheld.is_some_and(|w| w.holds(wanted[i].0));
             for &i in order.iter().filter(unwithheld) {
-                keep_derived((dir, tmp), wanted[i].0, sides[i], budget, (progress, stop))?;
+                let partial = withheld.map(|w| w.best_for);
+                keep_derived(
+                    (dir, tmp),
+                    (wanted[i].0, partial),
+                    sides[i],
+                    budget,
+                    (progress, stop),
+                )?;
             }
         }
         let mut slots: Vec<Option<(Sub, Levels)>> = wanted.iter().map(|_| None).collect();
@@ -140,11 +148,6 @@ impl Subtables {
         for i in order {
             let (m, flip) = wanted[i];
             if let Some(w) = withheld.filter(|w| w.holds(m)) {
-                if metric == Metric::Dtm {
-                    return Err(BuildError::Options(
-                        "a partial build is of distance to conversion only".into(),
-                    ));
-                }
                 supports.push(SupportingTable::withheld(m, rule_set, w.best_for));
                 let source = Source::Withheld(w.best_for);
                 slots[i] = Some((sub(m, flip, source, None)?, Levels::default()));
@@ -235,6 +238,10 @@ impl Subtables {
     /// for its side to move, its level one capture up (an index of [`Subtables::levels`]).
     #[inline]
     pub fn dtm_value(&self, captured: u8, child: &Position) -> Result<Value, BuildError> {
+        let sub = &self.subs[self.by_code[captured as usize].expect("a capturable piece")];
+        if let Source::Withheld(best_for) = sub.source {
+            return Ok(withheld_stand_in(child.turn() == best_for));
+        }
         let (sub, side, index) = self.locate(captured, child)?;
         let value = match (&sub.source, &sub.derived) {
             (_, Some((d, derived))) if *d == side => Value::from_code(derived.code(index)?),
@@ -265,10 +272,7 @@ impl Subtables {
     pub fn outcome(&self, captured: u8, child: &Position) -> Result<Outcome, BuildError> {
         let sub = &self.subs[self.by_code[captured as usize].expect("a capturable piece")];
         if let Source::Withheld(best_for) = sub.source {
-            return Ok(match child.turn() == best_for {
-                true => Outcome::Win,
-                false => Outcome::Loss,
-            });
+            return Ok(withheld_stand_in(child.turn() == best_for).outcome());
         }
         let (sub, side, index) = self.locate(captured, child)?;
         let pos = child;

@@ -297,7 +297,12 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     if args.partial {
         // Named tables are withheld, and the others built; with none named, the absent ones.
         let absent = args.without.is_empty();
-        let withheld = builder::withheld_tables(material, &args.without, absent, &opts.dir);
+        let withheld = builder::withheld_tables(
+            material,
+            &args.without,
+            (absent, opts.metrics.list()),
+            &opts.dir,
+        );
         let names: Vec<String> = withheld.iter().map(|m| m.to_string()).collect();
         bars.note(&format!(
             "partial build of {material} without {} (formats/partial.md): two builds, into {} \
@@ -313,18 +318,27 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     }
     let reports = builder::build(material, &opts, &bars)?;
     print_reports(out, &reports, "", args.verbose)?;
-    note_superseded_partial(material, &opts.dir, &bars);
+    note_superseded_partial(material, (&opts.dir, opts.metrics.list()), &bars);
     Ok(())
 }
 
-/// After a complete build of `material`: its partial table, if `dir` has one, answers no probe
-/// any more (the complete table comes first); say so, and how to remove it.
-fn note_superseded_partial(material: xqtb::Material, dir: &std::path::Path, bars: &Bars) {
+/// After a complete build of `material` in `metrics`: its partial tables of those metrics, if
+/// `dir` has them, answer no probe any more (the complete table comes first); say so, and how
+/// to remove them.
+fn note_superseded_partial(
+    material: xqtb::Material,
+    (dir, metrics): (&std::path::Path, &[xqtb::table::Metric]),
+    bars: &Bars,
+) {
     let m = material.canonical();
     let builds = xqtb::Color::ALL.map(|c| builder::partial_dir(dir, c));
     let files: Vec<_> = builds
         .iter()
-        .map(|d| xqtb::table::metric_table_path(d, m, xqtb::table::Metric::Dtc))
+        .flat_map(|d| {
+            metrics
+                .iter()
+                .map(|&t| xqtb::table::metric_table_path(d, m, t))
+        })
         .filter(|p| p.exists())
         .collect();
     if !files.is_empty() {

@@ -222,10 +222,21 @@ fn partial(args: &Args, pos: &Position) -> super::Result<Option<String>> {
         p.bounds,
         exact(p.order, p.distance),
     );
+    if let Some(d) = &p.dtm {
+        text += &format!("distance to mate: {}\n", dtm_text(d));
+    }
     for m in &p.moves {
         let value = format!("{}{}", m.bounds, exact(m.order, m.distance));
+        let dtm = match &m.dtm {
+            Some(d) => format!(
+                "  dtm {}{}",
+                dtm_text(d),
+                if d.best == Some(true) { " *" } else { "" }
+            ),
+            None => String::new(),
+        };
         text += &format!(
-            "  {}  {:<6} {:<28} {}{}{}\n",
+            "  {}  {:<6} {:<28} {}{}{}{dtm}\n",
             m.ucci,
             m.wxf,
             value,

@@ -179,13 +179,18 @@ fn print_partial(r: &query::PartialReport, json: bool, out: super::Out) -> super
     for p in r.by_pawns.iter().flatten() {
         row(out, &rank(p.red), &rank(p.black), &p.share)?;
     }
-    if let Some(c) = &r.against_full {
+    let checks = [("", &r.against_full), (" DTM", &r.against_full_dtm)];
+    for (metric, c) in checks
+        .iter()
+        .filter_map(|(m, c)| c.as_ref().map(|c| (m, c)))
+    {
         writeln!(
             out,
-            "against the complete table: {} positions, {} outside their bounds, {} exact values \
-             that differ{}",
+            "against the complete{metric} table: {} positions, {} outside their bounds, {} \
+             exact values of which {} differ{}",
             grouped(c.positions),
             grouped(c.outside),
+            grouped(c.exact),
             grouped(c.exact_differs),
             c.example
                 .as_ref()

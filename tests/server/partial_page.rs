@@ -1,7 +1,8 @@
 //! A partial table on the page, in a real browser (KRKN built without KRK): the position's
 //! bounds, every legal move with the bounds after it (the capture into the withheld table
 //! unknown, none marked best while the value is open), a click on a move going to the position
-//! after it, and the statistics page showing the partial report the API gives.
+//! after it, the distance to mate where the value is exact, and the statistics page showing the
+//! partial report the API gives.
 
 use crate::common::{assert_ok, build_cmd};
 use crate::support::{get, Server};
@@ -17,9 +18,8 @@ fn a_partial_table_on_the_page() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let out = build_cmd("KRKN", dir.path(), &["--partial", "--without", "KRK"])
-        .output()
-        .unwrap();
+    let args = ["--partial", "--without", "KRK", "--metric", "both"];
+    let out = build_cmd("KRKN", dir.path(), &args).output().unwrap();
     assert_ok("build --partial", &out);
     let server = Server::start(dir.path());
     let b = Browser::start(&chromium, &driver);
@@ -52,6 +52,19 @@ fn a_partial_table_on_the_page() {
         "the position after a0b0",
         "return location.search.includes('1R1K5') && document.querySelector('#value')",
     );
+
+    // Where the value is exact, the distance to mate too (`--metric both`): Red mates at once,
+    // the rook move to d1 the one move that does (M0: Black mated after it).
+    b.goto(&server.url("/?fen=3k5/9/9/9/9/9/9/9/n3R4/4K4_w"));
+    b.wait_for(
+        "the exact value",
+        "return document.querySelector('#dtm-value')",
+    );
+    let dtm = b.text("#dtm-value");
+    assert!(dtm.contains("mates in 1"), "{dtm}");
+    let mate = b.text("#moves li[data-move='e1d1']");
+    assert!(mate.contains("M0") && mate.contains('*'), "{mate}");
+    assert!(b.text("#moves li[data-move='e1e5']").contains("M2"));
 
     // The statistics page: no complete KRKN here, so the partial report.
     b.goto(&server.url("/stats/KRKN"));

@@ -146,6 +146,12 @@ impl Tablebase {
     /// table's derived side (`formats/table.md` §5) the value comes from the moves
     /// ([`Tablebase::derive_dtm`]).
     pub fn probe_dtm(&self, pos: &Position) -> Result<Dtm, ProbeError> {
+        if let Some(Value::Decided { distance, .. }) = self.withheld_value(pos) {
+            return Ok(Dtm::Decided {
+                level: LevelKey::mate(),
+                distance,
+            });
+        }
         let stored = self.locate_in(Metric::Dtm, pos, |t, side, index| {
             let v = t.file.stored_legal(side, index)?;
             Ok(match v {
@@ -178,13 +184,7 @@ impl Tablebase {
         for mv in pos.legal_moves() {
             let mut child = pos.clone();
             child.play(mv);
-            // The DTM file's own WDL stream: the DTC table need not be there.
-            let lost = || {
-                self.locate_in(Metric::Dtm, &child, |t, side, index| {
-                    t.file.outcome_legal(side, index)
-                })
-            };
-            if outcome == Outcome::Win && lost()? != Outcome::Loss {
+            if outcome == Outcome::Win && self.dtm_outcome(&child)? != Outcome::Loss {
                 continue;
             }
             let m = DtmMove {
@@ -207,6 +207,17 @@ impl Tablebase {
                 fen: crate::fen::to_fen(pos),
             }),
         }
+    }
+
+    /// The outcome of a legal position from its DTM table's own WDL stream (the DTC table need
+    /// not be there).
+    fn dtm_outcome(&self, pos: &Position) -> Result<Outcome, ProbeError> {
+        if let Some(v) = self.withheld_value(pos) {
+            return Ok(v.outcome());
+        }
+        self.locate_in(Metric::Dtm, pos, |t, side, index| {
+            t.file.outcome_legal(side, index)
+        })
     }
 
     /// The values of one block of `side`'s entries of `material`'s DTM table, in index order,

@@ -744,16 +744,14 @@ impl Tablebase {
     }
 
     /// In a directory of partial builds, the value a position of a withheld table stands in
-    /// with (`formats/partial.md` §2): a win for the side the build favours, a loss for the
-    /// other. A capture ends a line, so the distance plays no part.
+    /// with ([`partial::withheld_stand_in`]).
     fn withheld_value(&self, pos: &Position) -> Option<Value> {
         let best_for = self.partial_build?;
         let material = Material::of(pos).canonical();
         if !self.withheld.lock().unwrap().contains(&material) {
             return None;
         }
-        let distance = u16::from(pos.turn() == best_for);
-        Some(Value::Decided { order: 0, distance })
+        Some(partial::withheld_stand_in(pos.turn() == best_for))
     }
 
     /// Where a legal position's value is stored: its table's material (canonical), the side to

@@ -2,11 +2,11 @@
 //! captures valued as the best for Red in one and for Black in the other, give each position
 //! bounds on its value for the side to move, and the value itself where it is exact.
 
-use super::{MoveValue, ProbeError, Tablebase};
+use super::{Dtm, DtmMove, MoveValue, ProbeError, Tablebase};
 use crate::piece::Color;
 use crate::position::Move;
 use crate::position::Position;
-use crate::table::RuleSet;
+use crate::table::{Metric, RuleSet};
 use crate::value::{Outcome, Value};
 use std::path::{Path, PathBuf};
 
@@ -19,19 +19,32 @@ pub fn partial_dir(dir: &Path, best_for: Color) -> PathBuf {
     })
 }
 
-/// A position's value as a partial table knows it, for the side to move.
+/// The value a position of a withheld table stands in with in a build of partial tables, for
+/// its side to move (`formats/partial.md` §2, §9): the best there is for the side the build
+/// favours — a win at once if that side is to move (`favoured`), else a loss at once — at the
+/// mates' level (order or level index 0). In DTC only its outcome counts; in DTM these are the
+/// extreme values of Fang's Definition 9.
+pub fn withheld_stand_in(favoured: bool) -> Value {
+    Value::Decided {
+        order: 0,
+        distance: u16::from(favoured),
+    }
+}
+
+/// A position's value as a partial table knows it, for the side to move: its outcome's bounds,
+/// and its value `V` (a DTC [`Value`] or a [`Dtm`]) where exact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Bounds {
+pub struct Bounds<V = Value> {
     /// The worst outcome the withheld tables could make it.
     pub lower: Outcome,
     /// The best.
     pub upper: Outcome,
-    /// The value, distance included, where it is exact (`formats/partial.md` §4); `None` where
-    /// the bounds differ or only the outcome is exact.
-    pub exact: Option<Value>,
+    /// The value, distance included, where it is exact (`formats/partial.md` §4, §9); `None`
+    /// where the bounds differ or only the outcome is exact.
+    pub exact: Option<V>,
 }
 
-impl Bounds {
+impl<V> Bounds<V> {
     /// Do the bounds meet (the outcome is exact, perhaps not its distance)?
     pub fn decided(&self) -> bool {
         self.lower == self.upper
@@ -40,13 +53,13 @@ impl Bounds {
 
 /// A legal move from a position of a partial table, and the bounds of the position it leads to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PartialMove {
+pub struct PartialMove<V = Value> {
     /// The move.
     pub mv: Move,
     /// Whether it captures.
     pub capture: bool,
     /// The bounds of the position after the move, for the side to move there.
-    pub after: Bounds,
+    pub after: Bounds<V>,
     /// Whether it is proven a best move (Fang's Definition 9): the position's value is exact
     /// and this move's exact value for the mover equals it. Where the value is not exact, no
     /// move is.
@@ -78,58 +91,113 @@ impl PartialTablebase {
         }
     }
 
-    /// The bounds of a legal position's value for its side to move: the lower bound from the
-    /// build best for the other side, the upper from the build best for the side to move.
+    /// The bounds of a legal position's value for its side to move, from the DTC builds: the
+    /// lower bound from the build best for the other side, the upper from the build best for
+    /// the side to move.
     pub fn probe_bounds(&self, pos: &Position) -> Result<Bounds, ProbeError> {
-        let (red, black) = (
-            self.red_best.probe_dtc(pos)?,
-            self.black_best.probe_dtc(pos)?,
-        );
-        let (best, worst) = match pos.turn() {
-            Color::Red => (red, black),
-            Color::Black => (black, red),
+        let red = self.red_best.probe_dtc(pos)?;
+        let black = self.black_best.probe_dtc(pos)?;
+        let exact = |v: &Value| matches!(v, Value::Draw | Value::Decided { order: 0, .. });
+        self.bounds(pos, Metric::Dtc, (red, black), (|v| v.outcome(), exact))
+    }
+
+    /// The same from the DTM builds: a value both builds agree on is exact where it is a draw
+    /// or a mate (the mates' level), or under other rules than the Asian (`formats/partial.md`
+    /// §9).
+    pub fn probe_dtm_bounds(&self, pos: &Position) -> Result<Bounds<Dtm>, ProbeError> {
+        let red = self.red_best.probe_dtm(pos)?;
+        let black = self.black_best.probe_dtm(pos)?;
+        let exact = |v: &Dtm| v.level().is_none_or(|l| l.is_mate());
+        self.bounds(pos, Metric::Dtm, (red, black), (Dtm::outcome, exact))
+    }
+
+    /// Bounds from the two builds' values `(red, black)` of `metric`: the value is exact where
+    /// they agree and, under the Asian rules, `exact_under_asian` holds of it.
+    fn bounds<V: Clone + PartialEq>(
+        &self,
+        pos: &Position,
+        metric: Metric,
+        (red, black): (V, V),
+        (outcome, exact_under_asian): (fn(&V) -> Outcome, impl Fn(&V) -> bool),
+    ) -> Result<Bounds<V>, ProbeError> {
+        let (lower, upper) = match pos.turn() {
+            Color::Red => (outcome(&black), outcome(&red)),
+            Color::Black => (outcome(&red), outcome(&black)),
         };
         // Only a table that is there can make the builds agree (a withheld one's stand-ins
         // differ), so its rule set is looked up only then.
         let exact = match red == black {
             true => {
                 let material = crate::material::Material::of(pos).canonical();
-                let rule_set = self.red_best.table(material)?.file.header().rule_set;
-                exact_kind(rule_set, red).then_some(red)
+                let rule_set = self
+                    .red_best
+                    .table_of(material, metric)?
+                    .file
+                    .header()
+                    .rule_set;
+                (rule_set != RuleSet::DtcAsian || exact_under_asian(&red)).then_some(red)
             }
             false => None,
         };
         Ok(Bounds {
-            lower: worst.outcome(),
-            upper: best.outcome(),
+            lower,
+            upper,
             exact,
         })
     }
-}
 
-impl PartialTablebase {
-    /// Every legal move of `pos` with the bounds of the position it leads to, and which are
+    /// Every legal move of `pos` with the DTC bounds of the position it leads to, and which are
     /// proven best.
     pub fn probe_moves(&self, pos: &Position) -> Result<Vec<PartialMove>, ProbeError> {
         let value = self.probe_bounds(pos)?.exact;
+        self.moves(
+            pos,
+            |p| self.probe_bounds(p),
+            |mv, capture, after| {
+                let for_mover = MoveValue {
+                    mv,
+                    capture,
+                    value: *after,
+                }
+                .for_mover();
+                value.is_some_and(|v| for_mover.rank() == v.rank())
+            },
+        )
+    }
+
+    /// The same with the DTM bounds, best moves by Definition 9 with levels.
+    pub fn probe_dtm_moves(&self, pos: &Position) -> Result<Vec<PartialMove<Dtm>>, ProbeError> {
+        let value = self.probe_dtm_bounds(pos)?.exact;
+        self.moves(
+            pos,
+            |p| self.probe_dtm_bounds(p),
+            |mv, capture, after| {
+                let for_mover = DtmMove {
+                    mv,
+                    capture,
+                    value: after.clone(),
+                }
+                .for_mover();
+                value.as_ref() == Some(&for_mover)
+            },
+        )
+    }
+
+    /// Every legal move with `probe`'s bounds after it; `best` says whether a move whose value
+    /// after it is exact is proven best.
+    fn moves<V>(
+        &self,
+        pos: &Position,
+        probe: impl Fn(&Position) -> Result<Bounds<V>, ProbeError>,
+        best: impl Fn(Move, bool, &V) -> bool,
+    ) -> Result<Vec<PartialMove<V>>, ProbeError> {
         let mut out = Vec::new();
         for mv in pos.legal_moves() {
             let capture = pos.piece_at(mv.to).is_some();
             let mut child = pos.clone();
             child.play(mv);
-            let after = self.probe_bounds(&child)?;
-            let for_mover = |v| {
-                MoveValue {
-                    mv,
-                    capture,
-                    value: v,
-                }
-                .for_mover()
-            };
-            let best = match (value, after.exact) {
-                (Some(v), Some(c)) => for_mover(c).rank() == v.rank(),
-                _ => false,
-            };
+            let after = probe(&child)?;
+            let best = after.exact.as_ref().is_some_and(|v| best(mv, capture, v));
             out.push(PartialMove {
                 mv,
                 capture,
@@ -139,10 +207,4 @@ impl PartialTablebase {
         }
         Ok(out)
     }
-}
-
-/// Whether a value both builds agree on is exact, distance included (`formats/partial.md`
-/// §4): always but under the Asian rules, and there for draws and values of order 0.
-fn exact_kind(rule_set: RuleSet, v: Value) -> bool {
-    rule_set != RuleSet::DtcAsian || matches!(v, Value::Draw | Value::Decided { order: 0, .. })
 }
