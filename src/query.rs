@@ -1013,14 +1013,14 @@ pub enum ProbeAnswer {
     /// From a complete table.
     Full(Box<ProbeResult>),
     /// From a partial table (it has `bounds`).
-    Partial(PartialResult),
+    Partial(Box<PartialResult>),
 }
 
 /// [`probe`], or where `dir` has no complete table of the position's material but a partial
 /// one, the partial table's answer.
 pub fn probe_answer(tb: &Tablebase, pos: &Position) -> Result<ProbeAnswer, ProbeError> {
     match partial_fallback(tb.dir(), pos, PARTIAL_CACHE)? {
-        Some(p) => Ok(ProbeAnswer::Partial(p)),
+        Some(p) => Ok(ProbeAnswer::Partial(Box::new(p))),
         None => Ok(ProbeAnswer::Full(Box::new(probe(tb, pos)?))),
     }
 }
@@ -1391,10 +1391,11 @@ mod tests {
     #[test]
     fn the_full_check_counts_what_is_wrong() {
         let pos = parse_fen("9/9/4k4/9/9/9/9/9/n8/R2K5 w").unwrap();
-        let win = |d| Value::Decided {
+        let value = |d| Value::Decided {
             order: 0,
             distance: d,
         };
+        let truth = |d| (value(d), value(d).outcome());
         let at_least_a_draw = Bounds {
             lower: Outcome::Draw,
             upper: Outcome::Win,
@@ -1403,23 +1404,22 @@ mod tests {
         let exact = Bounds {
             lower: Outcome::Win,
             upper: Outcome::Win,
-            exact: Some(win(3)),
+            exact: Some(value(3)),
         };
         let mut c = FullCheck::default();
-        c.add(&pos, &at_least_a_draw, win(5));
-        c.add(&pos, &exact, win(3));
-        assert_eq!((c.positions, c.outside, c.exact_differs), (2, 0, 0));
-        assert_eq!(c.example, None);
-        c.add(
-            &pos,
-            &at_least_a_draw,
-            Value::Decided {
-                order: 0,
-                distance: 2,
-            },
+        c.add(&pos, &at_least_a_draw, truth(5));
+        c.add(&pos, &exact, truth(3));
+        assert_eq!(
+            (c.positions, c.outside, c.exact, c.exact_differs),
+            (2, 0, 1, 0)
         );
-        c.add(&pos, &exact, win(5));
-        assert_eq!((c.positions, c.outside, c.exact_differs), (4, 1, 1));
+        assert_eq!(c.example, None);
+        c.add(&pos, &at_least_a_draw, truth(2));
+        c.add(&pos, &exact, truth(5));
+        assert_eq!(
+            (c.positions, c.outside, c.exact, c.exact_differs),
+            (4, 1, 2, 1)
+        );
         assert_eq!(c.example, Some(to_fen(&pos)));
     }
 }
