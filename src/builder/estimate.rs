@@ -73,6 +73,23 @@ pub fn estimate(material: Material, opts: &BuildOptions) -> Result<Vec<TableEsti
     Ok(out)
 }
 
+/// The tables builds of `materials` take, one after the other, each table once (its first
+/// place: every table still comes after those it captures into).
+pub fn estimate_all(
+    materials: &[Material],
+    opts: &BuildOptions,
+) -> Result<Vec<TableEstimate>, BuildError> {
+    let mut out: Vec<TableEstimate> = Vec::new();
+    for &m in materials {
+        for t in estimate(m, opts)? {
+            if !out.iter().any(|o| o.target == t.target) {
+                out.push(t);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// What building `t` under `opts` needs.
 pub(super) fn estimate_table(t: Target, opts: &BuildOptions) -> Result<TableEstimate, BuildError> {
     let entries = Indexer::new(t.material)?.size();

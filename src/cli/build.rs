@@ -13,8 +13,10 @@ use super::usage::{bytes, Usage};
 /// What a build makes and within what, shared by `xqtb build` and `xqtb plan`.
 #[derive(clap::Args)]
 pub struct Shape {
-    /// Material signature, e.g. KRNKAABB (a material and its colour-flipped twin share a table).
-    pub material: String,
+    /// Material signatures, e.g. KRNKAABB (a material and its colour-flipped twin share a
+    /// table), or table sets, e.g. 'all(attackers<=2,per-side<=1)' (formats/plan.md §1).
+    #[arg(required = true, num_args = 1..)]
+    pub materials: Vec<String>,
     /// Directory of the final tables (supporting tables are built or reused here).
     #[arg(long)]
     pub dir: PathBuf,
@@ -256,7 +258,15 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
 /// Builds the table of a material and every supporting table it needs into `--dir`
 /// ([`builder::build`]), then prints one line per table: already present, or built and how fast.
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
-    let material: Material = args.shape.material.parse()?;
+    let materials = builder::expand_sets(&args.shape.materials)?;
+    if args.partial && materials.len() != 1 {
+        return Err(format!(
+            "--partial builds one table, not {} (formats/partial.md)",
+            materials.len()
+        )
+        .into());
+    }
+    let material: Material = materials[0];
     super::init_threads(args.shape.threads)?;
     let bars = Bars {
         quiet: args.quiet,
@@ -316,9 +326,17 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         print_reports(out, &red, " red-best", args.verbose)?;
         return print_reports(out, &black, " black-best", args.verbose);
     }
-    let reports = builder::build(material, &opts, &bars)?;
-    print_reports(out, &reports, "", args.verbose)?;
-    note_superseded_partial(material, (&opts.dir, opts.metrics.list()), &bars);
+    // Several materials: each builds what it needs that the ones before did not.
+    let mut shown = std::collections::HashSet::new();
+    for material in materials {
+        let reports = builder::build(material, &opts, &bars)?;
+        let new: Vec<_> = reports
+            .into_iter()
+            .filter(|r| shown.insert((r.material, r.metric)))
+            .collect();
+        print_reports(out, &new, "", args.verbose)?;
+        note_superseded_partial(material, (&opts.dir, opts.metrics.list()), &bars);
+    }
     Ok(())
 }
 

@@ -1,10 +1,9 @@
-//! `xqtb plan <MATERIAL> --dir <DIR> [--memory <SIZE>] [--threads <N>] [--json]`
+//! `xqtb plan <MATERIAL|SET>... --dir <DIR> [--memory <SIZE>] [--threads <N>] [--json]`
 
 use super::build::Shape;
 use super::usage::bytes;
 use xqtb::builder::{self, BuildOptions, TableEstimate};
 use xqtb::table::Metric;
-use xqtb::Material;
 
 /// The arguments of `xqtb plan`: those of `xqtb build` that change what it would do.
 #[derive(clap::Args)]
@@ -13,7 +12,7 @@ pub struct Args {
     shape: Shape,
     /// Print one JSON object a table, an array: `{"material", "metric", "entries", "present",
     /// "resident", "unresolved_filter", "frontier_lists", "filter_parked", "memory_bytes", "tmp_bytes", "output_bytes",
-    /// "seconds"}`.
+    /// "seconds", "depends"}` (`formats/plan.md` §2).
     #[arg(long)]
     json: bool,
 }
@@ -21,7 +20,7 @@ pub struct Args {
 /// Prints the tables `xqtb build` would take, in order, with what each needs.
 pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     let shape = args.shape;
-    let material: Material = shape.material.parse()?;
+    let materials = builder::expand_sets(&shape.materials)?;
     super::init_threads(shape.threads)?;
     let opts = BuildOptions {
         memory: shape.memory.unwrap_or_else(super::default_budget),
@@ -29,7 +28,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         metrics: shape.metric.into(),
         ..BuildOptions::new(shape.dir)
     };
-    let tables = builder::estimate(material, &opts)?;
+    let tables = builder::estimate_all(&materials, &opts)?;
     if args.json {
         let rows: Vec<serde_json::Value> = tables.iter().map(json_row).collect();
         writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
@@ -103,5 +102,7 @@ fn json_row(t: &TableEstimate) -> serde_json::Value {
         "tmp_bytes": t.tmp_bytes,
         "output_bytes": t.output_bytes,
         "seconds": t.seconds,
+        // The tables its captures lead to, of the same metric: built before it.
+        "depends": t.target.material.captures_into().iter().map(|m| m.to_string()).collect::<Vec<_>>(),
     })
 }

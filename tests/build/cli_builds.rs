@@ -349,3 +349,72 @@ fn plan_lists_the_tables_build_takes() {
     let text = xqtb(&["plan", "KRKAB", "--dir", dir_str(dir.path())]);
     assert!(text.contains("0 of 8 tables to build"), "{text}");
 }
+
+/// Several materials and a set (`formats/plan.md`): `plan --json` lists every table once, each
+/// after the tables its `depends` names, and `build` with the same arguments builds exactly
+/// those tables, each once, byte-identical to a build of one material at a time.
+#[test]
+fn sets_plan_and_build_every_table_once() {
+    let args = ["KRKN", "all(attackers<=2,per-side<=1,defenders<=0)"];
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir_str(dir.path());
+    let json = xqtb(&[&["plan"][..], &args, &["--dir", d, "--json"]].concat());
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+    let names: Vec<&str> = rows
+        .iter()
+        .map(|r| r["material"].as_str().unwrap())
+        .collect();
+    // 15 tables of the set (counted in `builder::set`'s tests), KRKN among them.
+    assert_eq!(names.len(), 15, "{names:?}");
+    for (i, r) in rows.iter().enumerate() {
+        assert!(!names[..i].contains(&names[i]), "{} twice", names[i]);
+        for dep in r["depends"].as_array().unwrap() {
+            let dep = dep.as_str().unwrap();
+            assert!(
+                names[..i].contains(&dep),
+                "{} before its dependency {dep}",
+                names[i]
+            );
+        }
+    }
+    // Every field is documented in formats/plan.md §2's table, and nothing else is.
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/formats/plan.md")).unwrap();
+    let section = &doc[doc.find("## 2.").unwrap()..];
+    let mut documented: Vec<String> = section
+        .lines()
+        .filter_map(|l| l.strip_prefix("| `"))
+        .flat_map(|l| {
+            let cell = l.split(" |").next().unwrap();
+            cell.split(", ")
+                .map(|f| f.trim_matches('`').to_string())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    documented.sort();
+    let mut fields: Vec<String> = rows[0].as_object().unwrap().keys().cloned().collect();
+    fields.sort();
+    assert_eq!(fields, documented);
+    let out = xqtb(&[&["build"][..], &args, &["--dir", d, "--quiet"]].concat());
+    let built: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(built, names, "{out}");
+    let one = tempfile::tempdir().unwrap();
+    for m in ["KPKP", "KRKN"] {
+        xqtb(&["build", m, "--dir", dir_str(one.path()), "--quiet"]);
+        let file = format!("{m}.xqtb");
+        assert_eq!(
+            std::fs::read(dir.path().join(&file)).unwrap(),
+            std::fs::read(one.path().join(&file)).unwrap(),
+            "{m}"
+        );
+    }
+    let err = command()
+        .args(["build", "KRKN", "KRKP", "--partial", "--dir", d])
+        .output()
+        .unwrap();
+    assert!(!err.status.success());
+    assert!(String::from_utf8_lossy(&err.stderr).contains("--partial builds one table"));
+}
