@@ -138,21 +138,18 @@ fn filters(text: &str, inner: &str) -> Result<Filters, SetError> {
     Ok(f)
 }
 
-/// One side's pieces besides its king: counts of rook, cannon, horse, pawn, advisor, elephant.
+/// One side's pieces besides its king: counts of [`side_roles`].
 type Side = [u8; 6];
-const SIDE_ROLES: [Role; 6] = [
-    Role::Rook,
-    Role::Cannon,
-    Role::Horse,
-    Role::Pawn,
-    Role::Advisor,
-    Role::Elephant,
-];
+
+/// The roles besides the king, in the signature's order (K R C N P A B): the attackers first.
+fn side_roles() -> impl Iterator<Item = Role> {
+    Role::ALL.into_iter().filter(|&r| r != Role::King)
+}
 
 /// Every side within `f`'s per-side limits.
 fn side_counts(f: Filters) -> Vec<Side> {
     let mut out = vec![[0u8; 6]];
-    for (i, role) in SIDE_ROLES.into_iter().enumerate() {
+    for (i, role) in side_roles().enumerate() {
         out = out
             .into_iter()
             .flat_map(|s| {
@@ -176,7 +173,7 @@ fn material(red: &Side, black: &Side) -> Material {
     let side = |s: &Side| -> String {
         let mut out = String::from("K");
         // The signature's order: K R C N P A B.
-        for (i, role) in SIDE_ROLES.into_iter().enumerate() {
+        for (i, role) in side_roles().enumerate() {
             out.extend(std::iter::repeat_n(role.char(), s[i] as usize));
         }
         out

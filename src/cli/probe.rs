@@ -123,6 +123,19 @@ fn dtm_text(d: &xqtb::query::DtmEntry) -> String {
     }
 }
 
+/// A move's distance to mate in the move list: `  dtm loss 2 *` (`*` best under DTM); empty
+/// without one.
+fn move_dtm_text(d: Option<&xqtb::query::DtmEntry>) -> String {
+    match d {
+        Some(d) => format!(
+            "  dtm {}{}",
+            dtm_text(d),
+            if d.best == Some(true) { " *" } else { "" }
+        ),
+        None => String::new(),
+    }
+}
+
 fn probe_text(tb: &Tablebase, pos: &Position, out: super::Out) -> super::Result<()> {
     let r = query::probe(tb, pos)?;
     writeln!(out, "{}", r.fen)?;
@@ -147,14 +160,7 @@ fn probe_text(tb: &Tablebase, pos: &Position, out: super::Out) -> super::Result<
         } else {
             format!("  chases {}", m.chases.join(" "))
         };
-        let dtm = match &m.dtm {
-            Some(d) => format!(
-                "  dtm {}{}",
-                dtm_text(d),
-                if d.best == Some(true) { " *" } else { "" }
-            ),
-            None => String::new(),
-        };
+        let dtm = move_dtm_text(m.dtm.as_ref());
         writeln!(
             out,
             "  {}  {:<6} {:<22} {}{}{}{chases}{dtm}",
@@ -227,14 +233,7 @@ fn partial(args: &Args, pos: &Position) -> super::Result<Option<String>> {
     }
     for m in &p.moves {
         let value = format!("{}{}", m.bounds, exact(m.order, m.distance));
-        let dtm = match &m.dtm {
-            Some(d) => format!(
-                "  dtm {}{}",
-                dtm_text(d),
-                if d.best == Some(true) { " *" } else { "" }
-            ),
-            None => String::new(),
-        };
+        let dtm = move_dtm_text(m.dtm.as_ref());
         text += &format!(
             "  {}  {:<6} {:<28} {}{}{}{dtm}\n",
             m.ucci,
