@@ -1243,13 +1243,12 @@ pub fn partial_report(dir: &Path, material: Material) -> Result<PartialReport, P
         let Some(pos) = ix.decode(i, turn).filter(|p| !p.opponent_in_check()) else {
             return Ok(acc);
         };
-        let dtm = match first == Metric::Dtm || check_dtm {
-            true => Some(tb.probe_dtm_bounds(&pos)?),
-            false => None,
-        };
-        let (lower, upper) = match (first, &dtm) {
-            (Metric::Dtm, Some(b)) => (b.lower, b.upper),
-            _ => {
+        let (lower, upper) = match first {
+            Metric::Dtm => {
+                let b = tb.probe_dtm_bounds(&pos)?;
+                (b.lower, b.upper)
+            }
+            Metric::Dtc => {
                 let b = tb.probe_bounds(&pos)?;
                 if check_dtc {
                     let truth = full.probe_dtc(&pos)?;
@@ -1266,12 +1265,6 @@ pub fn partial_report(dir: &Path, material: Material) -> Result<PartialReport, P
                 most_advanced_pawn(&pos, Color::Black),
             );
             acc.slices.entry(key).or_default().add(lower, upper);
-        }
-        if let (true, Some(b)) = (check_dtm, &dtm) {
-            let truth = full.probe_dtm(&pos)?;
-            let o = truth.outcome();
-            let check = acc.check_dtm.get_or_insert_with(FullCheck::default);
-            check.add(&pos, b, (truth, o));
         }
         Ok(acc)
     };
@@ -1296,8 +1289,41 @@ pub fn partial_report(dir: &Path, material: Material) -> Result<PartialReport, P
                 .collect()
         }),
         against_full: tally.check,
-        against_full_dtm: tally.check_dtm,
+        against_full_dtm: match check_dtm {
+            true => Some(check_dtm_blocks(&tb, &full, (&ix, material))?),
+            false => None,
+        },
     })
+}
+
+/// The partial table's DTM builds checked against the complete DTM table, block by block (a
+/// derived side's values found from the moves once a block, not once a probe).
+fn check_dtm_blocks(
+    tb: &crate::tablebase::partial::PartialTablebase,
+    full: &Tablebase,
+    (ix, material): (&crate::index::Indexer, Material),
+) -> Result<FullCheck, ProbeError> {
+    use rayon::prelude::*;
+    let blocks = full.table_of(material, Metric::Dtm)?.file.header().blocks_per_side();
+    let be = full.table_of(material, Metric::Dtm)?.file.header().block_entries as u64;
+    let check = |side: Color, block: u64| -> Result<FullCheck, ProbeError> {
+        let bounds = tb.dtm_block_bounds(material, side, block)?;
+        let truth = full.dtm_block_values(material, side, block)?;
+        let mut c = FullCheck::default();
+        for (k, pair) in bounds.into_iter().zip(truth).enumerate() {
+            if let (Some(b), Some(t)) = pair {
+                let pos = ix.decode(block * be + k as u64, side).expect("a legal entry");
+                let o = t.outcome();
+                c.add(&pos, &b, (t, o));
+            }
+        }
+        Ok(c)
+    };
+    Color::ALL
+        .into_par_iter()
+        .flat_map(|side| (0..blocks).into_par_iter().map(move |b| (side, b)))
+        .map(|(side, b)| check(side, b))
+        .try_reduce(FullCheck::default, |a, b| Ok(a.merge(b)))
 }
 
 /// What [`partial_report`] counts, per worker and then merged.
@@ -1306,16 +1332,8 @@ struct Tally {
     all: ResolvedShare,
     slices: BTreeMap<(Option<u8>, Option<u8>), ResolvedShare>,
     check: Option<FullCheck>,
-    check_dtm: Option<FullCheck>,
 }
 
-/// Two optional checks merged.
-fn merge_checks(a: Option<FullCheck>, b: Option<FullCheck>) -> Option<FullCheck> {
-    match (a, b) {
-        (Some(a), Some(b)) => Some(a.merge(b)),
-        (a, b) => a.or(b),
-    }
-}
 
 impl Tally {
     fn merge(mut self, other: Tally) -> Tally {
@@ -1323,8 +1341,10 @@ impl Tally {
         for (k, v) in other.slices {
             self.slices.entry(k).or_default().merge(&v);
         }
-        self.check = merge_checks(self.check, other.check);
-        self.check_dtm = merge_checks(self.check_dtm, other.check_dtm);
+        self.check = match (self.check, other.check) {
+            (Some(a), Some(b)) => Some(a.merge(b)),
+            (a, b) => a.or(b),
+        };
         self
     }
 }

@@ -131,6 +131,22 @@ enum Stored {
     StandIn(Outcome),
 }
 
+/// A value of `file`'s DTM table (not a stand-in) with its level index read as its key.
+fn dtm_of(file: &crate::table::TableFile, v: Value) -> Result<Dtm, TableError> {
+    Ok(match v {
+        Value::Draw => Dtm::Draw,
+        Value::Decided { order, distance } => Dtm::Decided {
+            level: file.header().levels.key(order).cloned().ok_or_else(|| {
+                TableError::BadHeader {
+                    path: file.path().to_owned(),
+                    what: format!("level {order} is not in the level table"),
+                }
+            })?,
+            distance,
+        },
+    })
+}
+
 /// The principal line from a position to mate (or to a ruling): best moves for both sides.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DtmLine {
@@ -155,17 +171,8 @@ impl Tablebase {
         let stored = self.locate_in(Metric::Dtm, pos, |t, side, index| {
             let v = t.file.stored_legal(side, index)?;
             Ok(match v {
-                Value::Draw => Stored::Value(Dtm::Draw),
                 v if is_stand_in(v) => Stored::StandIn(v.outcome()),
-                Value::Decided { order, distance } => Stored::Value(Dtm::Decided {
-                    level: t.file.header().levels.key(order).cloned().ok_or_else(|| {
-                        TableError::BadHeader {
-                            path: t.file.path().to_owned(),
-                            what: format!("level {order} is not in the level table"),
-                        }
-                    })?,
-                    distance,
-                }),
+                v => Stored::Value(dtm_of(&t.file, v)?),
             })
         })?;
         match stored {
@@ -260,6 +267,20 @@ impl Tablebase {
             .code();
         }
         Ok(codes)
+    }
+
+    /// [`Tablebase::dtm_block_codes`] as values (`None` for entries that are not legal
+    /// positions): for tools that compare whole tables.
+    pub fn dtm_block_values(
+        &self,
+        material: Material,
+        side: Color,
+        block: u64,
+    ) -> Result<Vec<Option<Dtm>>, ProbeError> {
+        let codes = self.dtm_block_codes(material, side, block)?;
+        let t = self.table_of(material, Metric::Dtm)?;
+        let value = |c| Value::from_code(c).map(|v| dtm_of(&t.file, v)).transpose();
+        Ok(codes.into_iter().map(value).collect::<Result<_, _>>()?)
     }
 
     /// Every legal move with the distance-to-mate value of its resulting position.

@@ -107,8 +107,7 @@ impl PartialTablebase {
     pub fn probe_dtm_bounds(&self, pos: &Position) -> Result<Bounds<Dtm>, ProbeError> {
         let red = self.red_best.probe_dtm(pos)?;
         let black = self.black_best.probe_dtm(pos)?;
-        let exact = |v: &Dtm| v.level().is_none_or(|l| l.is_mate());
-        self.bounds(pos, Metric::Dtm, (red, black), (Dtm::outcome, exact))
+        self.bounds(pos, Metric::Dtm, (red, black), (Dtm::outcome, mate_or_draw))
     }
 
     /// Bounds from the two builds' values `(red, black)` of `metric`: the value is exact where
@@ -120,30 +119,42 @@ impl PartialTablebase {
         (red, black): (V, V),
         (outcome, exact_under_asian): (fn(&V) -> Outcome, impl Fn(&V) -> bool),
     ) -> Result<Bounds<V>, ProbeError> {
-        let (lower, upper) = match pos.turn() {
-            Color::Red => (outcome(&black), outcome(&red)),
-            Color::Black => (outcome(&red), outcome(&black)),
-        };
         // Only a table that is there can make the builds agree (a withheld one's stand-ins
         // differ), so its rule set is looked up only then.
-        let exact = match red == black {
+        let asian = match red == black {
             true => {
                 let material = crate::material::Material::of(pos).canonical();
-                let rule_set = self
-                    .red_best
-                    .table_of(material, metric)?
-                    .file
-                    .header()
-                    .rule_set;
-                (rule_set != RuleSet::DtcAsian || exact_under_asian(&red)).then_some(red)
+                let t = self.red_best.table_of(material, metric)?;
+                t.file.header().rule_set == RuleSet::DtcAsian
             }
-            false => None,
+            false => false,
         };
-        Ok(Bounds {
-            lower,
-            upper,
-            exact,
-        })
+        let exact = move |v: &V| !asian || exact_under_asian(v);
+        Ok(bounds_of(pos.turn(), (red, black), (outcome, exact)))
+    }
+
+    /// The DTM bounds of one block of `side`'s entries of `material`'s partial table (to move
+    /// in them), in index order (`None` for entries that are not legal positions): what
+    /// [`PartialTablebase::probe_dtm_bounds`] gives each, from whole blocks of both builds.
+    pub fn dtm_block_bounds(
+        &self,
+        material: crate::material::Material,
+        side: Color,
+        block: u64,
+    ) -> Result<Vec<Option<Bounds<Dtm>>>, ProbeError> {
+        let red = self.red_best.dtm_block_values(material, side, block)?;
+        let black = self.black_best.dtm_block_values(material, side, block)?;
+        let t = self.red_best.table_of(material, Metric::Dtm)?;
+        let asian = t.file.header().rule_set == RuleSet::DtcAsian;
+        let exact = |v: &Dtm| !asian || mate_or_draw(v);
+        Ok(red
+            .into_iter()
+            .zip(black)
+            .map(|pair| match pair {
+                (Some(r), Some(b)) => Some(bounds_of(side, (r, b), (Dtm::outcome, exact))),
+                _ => None,
+            })
+            .collect())
     }
 
     /// Every legal move of `pos` with the DTC bounds of the position it leads to, and which are
@@ -207,4 +218,30 @@ impl PartialTablebase {
         }
         Ok(out)
     }
+}
+
+/// Bounds for the side to move `turn` from the two builds' values `(red, black)`: the lower
+/// bound from the build best for the other side, the upper from the build best for the side to
+/// move; the value where they agree and `exact` holds of it.
+fn bounds_of<V: PartialEq>(
+    turn: Color,
+    (red, black): (V, V),
+    (outcome, exact): (fn(&V) -> Outcome, impl Fn(&V) -> bool),
+) -> Bounds<V> {
+    let (lower, upper) = match turn {
+        Color::Red => (outcome(&black), outcome(&red)),
+        Color::Black => (outcome(&red), outcome(&black)),
+    };
+    let exact = (red == black && exact(&red)).then_some(red);
+    Bounds {
+        lower,
+        upper,
+        exact,
+    }
+}
+
+/// A DTM value a partial table keeps under the Asian rules where both builds agree on it: a draw
+/// or a mate (`formats/partial.md` §9).
+fn mate_or_draw(v: &Dtm) -> bool {
+    v.level().is_none_or(|l| l.is_mate())
 }
