@@ -1304,15 +1304,20 @@ fn check_dtm_blocks(
     (ix, material): (&crate::index::Indexer, Material),
 ) -> Result<FullCheck, ProbeError> {
     use rayon::prelude::*;
-    let blocks = full.table_of(material, Metric::Dtm)?.file.header().blocks_per_side();
-    let be = full.table_of(material, Metric::Dtm)?.file.header().block_entries as u64;
+    let table = full.table_of(material, Metric::Dtm)?;
+    let (blocks, be) = (
+        table.file.header().blocks_per_side(),
+        table.file.header().block_entries as u64,
+    );
     let check = |side: Color, block: u64| -> Result<FullCheck, ProbeError> {
         let bounds = tb.dtm_block_bounds(material, side, block)?;
         let truth = full.dtm_block_values(material, side, block)?;
         let mut c = FullCheck::default();
         for (k, pair) in bounds.into_iter().zip(truth).enumerate() {
             if let (Some(b), Some(t)) = pair {
-                let pos = ix.decode(block * be + k as u64, side).expect("a legal entry");
+                let pos = ix
+                    .decode(block * be + k as u64, side)
+                    .expect("a legal entry");
                 let o = t.outcome();
                 c.add(&pos, &b, (t, o));
             }
@@ -1333,7 +1338,6 @@ struct Tally {
     slices: BTreeMap<(Option<u8>, Option<u8>), ResolvedShare>,
     check: Option<FullCheck>,
 }
-
 
 impl Tally {
     fn merge(mut self, other: Tally) -> Tally {

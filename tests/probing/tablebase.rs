@@ -294,15 +294,17 @@ fn the_block_cache_stays_within_its_limit() {
 #[test]
 fn the_example_program_probes_a_fen() {
     let exe = std::env::current_exe().unwrap();
-    let example = exe
-        .parent()
-        .and_then(|deps| deps.parent())
-        .map(|target| target.join("examples").join("probe"))
-        .unwrap();
+    let profile_dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
+    let example = profile_dir.join("examples").join("probe");
     if !example.exists() {
-        // `cargo test` builds examples; a run filtered to this file does not.
+        // `cargo test` builds examples; a run filtered to this file does not. Build it in the
+        // profile this test was built in (`target/release` under `--release`).
+        let mut args = vec!["build", "--locked", "-p", "xqtb-core", "--example", "probe"];
+        if profile_dir.ends_with("release") {
+            args.push("--release");
+        }
         let built = std::process::Command::new(env!("CARGO"))
-            .args(["build", "--locked", "-p", "xqtb-core", "--example", "probe"])
+            .args(args)
             .status()
             .unwrap();
         assert!(built.success());
