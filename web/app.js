@@ -1025,6 +1025,7 @@ function renderPartial(side, r, flip, board) {
     el('a', { id: 'to-edit', class: 'btn', href: '/edit?fen=' + fenParam(r.fen), 'data-nav': '' }, t('btn.edit'))));
   side.append(partialMoves(r, board));
   if (r.moves.length) side.append(el('p', { class: 'small' }, t('legend.partial')));
+  if (r.moves.some(m => m.dtm)) side.append(el('p', { class: 'small' }, t('legend.dtm')));
   side.append(el('p', { class: 'small' }, el('code', { id: 'fen' }, r.fen)));
 }
 
