@@ -1088,21 +1088,20 @@ pub fn probe_partial(
         after: dtc(m.after),
         best: false,
     };
-    let (b, moves) = match first {
-        Metric::Dtc => (tb.probe_bounds(pos)?, tb.probe_moves(pos)?),
-        Metric::Dtm => (
-            dtc(tb.probe_dtm_bounds(pos)?),
-            tb.probe_dtm_moves(pos)?.into_iter().map(dtc_move).collect(),
-        ),
+    // The DTM builds' answers, once, where they are there.
+    let dtm_answer = match metrics.contains(&Metric::Dtm) {
+        true => Some((tb.probe_dtm_bounds(pos)?, tb.probe_dtm_moves(pos)?)),
+        false => None,
+    };
+    let (b, moves) = match (first, &dtm_answer) {
+        (Metric::Dtm, Some((b, m))) => (dtc(b.clone()), m.iter().cloned().map(dtc_move).collect()),
+        _ => (tb.probe_bounds(pos)?, tb.probe_moves(pos)?),
     };
     let mut moves = partial_entries(pos, moves);
     let mut dtm = None;
-    if metrics.contains(&Metric::Dtm) {
-        dtm = tb
-            .probe_dtm_bounds(pos)?
-            .exact
-            .map(|v| DtmEntry::of(&v, None));
-        moves = with_partial_dtm(moves, &tb.probe_dtm_moves(pos)?);
+    if let Some((b, m)) = &dtm_answer {
+        dtm = b.exact.as_ref().map(|v| DtmEntry::of(v, None));
+        moves = with_partial_dtm(moves, m);
     }
     Ok(Some(PartialResult {
         fen: to_fen(pos),
