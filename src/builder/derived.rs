@@ -32,9 +32,15 @@ pub fn path(tmp: &Path, material: Material) -> PathBuf {
     tmp.join(format!("{material}.xqdtm-derived"))
 }
 
+/// Where this process writes the values bound for `path`: builds sharing `--tmp` may find the
+/// same derived side at once, each into its own file; the renames leave one of the equal results.
 fn part_path(path: &Path) -> PathBuf {
     let mut p = path.as_os_str().to_owned();
-    p.push(".part");
+    p.push(format!(
+        ".part-{}-{}",
+        crate::lock::host_name(),
+        std::process::id()
+    ));
     PathBuf::from(p)
 }
 
@@ -45,10 +51,16 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
     }
 }
 
-/// Removes the derived values of `material` (and a half-written file) if there are any.
+/// Removes the derived values of `material` (and half-written files) if there are any; for a
+/// caller that no other build may be reading or writing them beside.
 pub fn remove(tmp: &Path, material: Material) {
     let p = path(tmp, material);
-    let _ = std::fs::remove_file(part_path(&p));
+    let parts = format!("{material}.xqdtm-derived.part");
+    for e in std::fs::read_dir(tmp).into_iter().flatten().flatten() {
+        if e.file_name().to_string_lossy().starts_with(&parts) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
     let _ = std::fs::remove_file(p);
 }
 

@@ -24,6 +24,7 @@
 
 mod buffers;
 mod chunkfile;
+mod claim;
 mod derived;
 mod dtc;
 mod dtm;
@@ -72,7 +73,7 @@ pub(crate) fn rule_set(rules: Rules) -> RuleSet {
 }
 
 /// One table file a build makes: a material's table in one metric.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Target {
     /// The material.
     pub material: Material,
@@ -213,6 +214,18 @@ pub enum BuildError {
         /// Its last ply.
         ply: u32,
     },
+    /// Another build of another rule set is building in the table directory.
+    #[error(
+        "another build is building tables of another rule set in this directory ({holder}), \
+         and this one asks for {}: a directory holds tables of one rule set",
+        asked.name()
+    )]
+    RulesAtWork {
+        /// The other build's lock stamp.
+        holder: String,
+        /// The rule set asked for.
+        asked: RuleSet,
+    },
     /// The table directory holds tables of another rule set: a directory holds one.
     #[error(
         "{} holds rule set {}, but this build asks for {}: a directory holds tables of one rule \
@@ -294,8 +307,9 @@ pub struct BuildOptions {
     /// Push every win ply from its frontier, never pull it (for tests and measurements: the
     /// two resolve the same entries).
     pub push_only: bool,
-    /// Wait for another build holding `dir` instead of failing at once.
-    pub wait: bool,
+    /// Fail at once if another build holds a table this build needs, instead of building the
+    /// other tables meanwhile and waiting for it.
+    pub no_wait: bool,
     /// Keep the DTM tables' derived values under `tmp` when the build ends (`derived`): a
     /// later build of a table above reads them instead of finding them again from the moves.
     pub keep_derived: bool,
@@ -355,7 +369,7 @@ impl BuildOptions {
             frontier_lists: false,
             park_filter: false,
             push_only: false,
-            wait: false,
+            no_wait: false,
             keep_derived: false,
             rules: Rules::Asian,
             metrics: Metrics::Dtc,
@@ -561,6 +575,14 @@ pub fn build(
         }
     }
     if settled.len() == tables.len() {
+        // Derived values a build sharing the directory could not remove (this one read them
+        // then) go now, if nobody reads them.
+        let kept = |t: &Target| derived::path(&opts.tmp, t.material).exists();
+        if !opts.keep_derived && tables.iter().any(kept) {
+            remove_derived(&tables, opts)?;
+            claim::remove_lock_dirs(opts);
+            let _ = std::fs::remove_dir(&opts.tmp);
+        }
         return Ok(settled);
     }
     check_dir_rules(opts)?;
@@ -571,48 +593,73 @@ pub fn build(
         })?;
     }
     let reports = build_tables(tables, opts, progress);
+    claim::remove_lock_dirs(opts);
     // `--tmp` goes too when the build leaves it empty, whatever the outcome (a kept checkpoint
     // keeps it).
     let _ = std::fs::remove_dir(&opts.tmp);
     reports
 }
 
-/// Builds each of `tables` in turn (each after those it captures into) under the lock of
-/// `--dir`, skipping those present.
+/// Builds each of `tables` not present (each after those it captures into), claiming each
+/// before building it: several builds in one directory share the work (`formats/locks.md`).
 fn build_tables(
     tables: Vec<Target>,
     opts: &BuildOptions,
     progress: &dyn Progress,
 ) -> Result<Vec<TableReport>, BuildError> {
-    let _lock = lock(&opts.dir, opts.wait, progress)?;
-    // A build this one waited for removes `--tmp` when it leaves it empty.
+    // A build that finished meanwhile removes `--tmp` when it leaves it empty.
     std::fs::create_dir_all(&opts.tmp).map_err(|source| BuildError::Io {
         path: opts.tmp.clone(),
         source,
     })?;
-    // A `--tmp` outside `--dir` may be shared by builds of other directories: it has its own
-    // lock (`formats/build.md` §11), taken second by every build (no two wait on each other).
-    let _tmp_lock = match tmp_outside_dir(opts) {
-        true => Some(lock(&opts.tmp, opts.wait, progress)?),
-        false => None,
-    };
-    // Checked again under the lock: another build may have written tables meanwhile.
     check_dir_rules(opts)?;
+    let readers = derived_readers(opts)?;
     let mut reports = Vec::new();
     let result = build_each(&tables, opts, progress, &mut reports);
     // The derived sides' values kept for the tables above them (`derived`) are needed no more
-    // once the build has gone through (unless a build of a table above follows); after a
-    // failure they speed up the next run.
-    if result.is_ok() && !opts.keep_derived {
-        for t in tables.iter().filter(|t| t.metric == Metric::Dtm) {
-            derived::remove(&opts.tmp, t.material);
-        }
-    }
+    // once the build has gone through (unless a build of a table above follows), and no other
+    // build reads them; after a failure they speed up the next run.
+    drop(readers);
+    let values = result.is_ok() && !opts.keep_derived;
+    remove_derived(&tables[..if values { tables.len() } else { 0 }], opts)?;
     result.map(|()| reports)
 }
 
-/// Builds each of `tables` in turn under the locks `build_tables` holds, adding a report of
-/// each to `reports`.
+/// A shared hold on the derived values under `--tmp`: no build removes them while another may
+/// read them.
+fn derived_readers(opts: &BuildOptions) -> Result<crate::lock::FileLock, BuildError> {
+    let path = opts.tmp.join(claim::DERIVED_LOCK);
+    loop {
+        // A build that finished may remove `--tmp`, empty, meanwhile.
+        let shared = crate::lock::Mode::Shared;
+        if let Some(lock) = crate::lock::FileLock::try_take_creating_dir(&path, shared)? {
+            return Ok(lock);
+        }
+        // Held exclusively only while a build removes derived values: a moment.
+        std::thread::sleep(POLL);
+    }
+}
+
+/// Removes the derived values of `tables`' DTM tables if no other build may read them (if one
+/// may, the last build to end removes them), and their lock file with them (which alone goes
+/// when `tables` is empty).
+fn remove_derived(tables: &[Target], opts: &BuildOptions) -> Result<(), BuildError> {
+    let path = opts.tmp.join(claim::DERIVED_LOCK);
+    if let Some(lock) = crate::lock::FileLock::try_take(&path, crate::lock::Mode::Exclusive)? {
+        for t in tables.iter().filter(|t| t.metric == Metric::Dtm) {
+            derived::remove(&opts.tmp, t.material);
+        }
+        lock.remove()?;
+    }
+    Ok(())
+}
+
+/// How often a build looks again at tables other builds hold.
+const POLL: Duration = Duration::from_millis(300);
+
+/// Builds each of `tables` not present, in turn: the first whose supporting tables are present
+/// and which no other build holds, then looks again from the start; waits while every table
+/// left is held by another build or needs one that is. Adds a report of each to `reports`.
 fn build_each(
     tables: &[Target],
     opts: &BuildOptions,
@@ -620,59 +667,121 @@ fn build_each(
     reports: &mut Vec<TableReport>,
 ) -> Result<(), BuildError> {
     let mut family = family::Family::new(tables, opts)?;
-    for (k, &m) in tables.iter().enumerate() {
+    let mut left: Vec<Target> = tables.to_vec();
+    let mut noted = std::collections::HashSet::new();
+    while !left.is_empty() {
         if opts.stop.raised() {
             return Err(BuildError::Stopped);
         }
-        match present(opts, m) {
-            Ok(h) => {
-                // A kill after the table's rename but before its working files went leaves
-                // them behind; nothing needs them now.
-                StoreDir::remove_left(&opts.tmp, m)?;
-                reports.push(TableReport::present(m, &h));
-                continue;
+        match next_claim(&left, opts, progress, &mut noted)? {
+            Some((k, claim)) => {
+                let t = left.remove(k);
+                let supports_more = opts.keep_derived || left.iter().any(|u| u.metric == t.metric);
+                let family = (&mut family, supports_more);
+                reports.push(build_claimed(t, claim, opts, progress, family)?);
             }
-            Err(Some(note)) => progress.note(&note),
-            Err(None) => {}
-        }
-        // A refusal, too, leaves no empty working directory behind (and names a kept
-        // checkpoint).
-        // A table kept for a later run's builds (`--keep-derived`) supports them too.
-        let supports_more =
-            opts.keep_derived || tables[k + 1..].iter().any(|t| t.metric == m.metric);
-        family.starting(m, progress);
-        match check_space(opts, m).and_then(|()| run::build_table(m, opts, progress, supports_more))
-        {
-            Ok(r) => {
-                family.built(m, r.seconds.unwrap_or(0.0));
-                reports.push(r)
-            }
-            Err(e) => return Err(clean_up_after(e, opts, m)),
+            None => std::thread::sleep(POLL),
         }
     }
     Ok(())
 }
 
-/// The lock of `dir`: taken at once, or (with `wait`) once its holder releases it.
-fn lock(
-    dir: &std::path::Path,
-    wait: bool,
+/// The first table of `left` whose supporting tables are not in `left` and which this build
+/// could claim, with its claim. A table another build holds is noted once (in `noted`), or is
+/// an error with `--no-wait`.
+fn next_claim(
+    left: &[Target],
+    opts: &BuildOptions,
     progress: &dyn Progress,
-) -> Result<crate::lock::DirLock, BuildError> {
-    Ok(if wait {
-        crate::lock::DirLock::acquire_wait(dir, |holder| {
-            progress.note(&format!("waiting for {} ({holder})", dir.display()))
-        })?
-    } else {
-        crate::lock::DirLock::try_acquire(dir)?
-    })
+    noted: &mut std::collections::HashSet<Target>,
+) -> Result<Option<(usize, claim::Claim)>, BuildError> {
+    for (k, &t) in left.iter().enumerate() {
+        let waits_for_support = t.material.captures_into().iter().any(|m| {
+            left.iter()
+                .any(|u| u.metric == t.metric && u.material == *m)
+        });
+        if waits_for_support {
+            continue;
+        }
+        match claim::try_claim(opts, t)? {
+            claim::Claimed::Held(c) => return Ok(Some((k, c))),
+            claim::Claimed::Busy(holder) if opts.no_wait => {
+                return Err(crate::lock::LockError::TableBusy {
+                    table: t.to_string(),
+                    holder,
+                }
+                .into())
+            }
+            claim::Claimed::Busy(holder) => {
+                if noted.insert(t) {
+                    progress.note(&format!(
+                        "{t} is being built by another build ({holder}): building the tables \
+                         that do not need it meanwhile, then waiting for it"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(None)
 }
 
-/// Is `--tmp` outside `--dir` (both exist)?
-fn tmp_outside_dir(opts: &BuildOptions) -> bool {
-    match (opts.tmp.canonicalize(), opts.dir.canonicalize()) {
-        (Ok(tmp), Ok(dir)) => !tmp.starts_with(dir),
-        _ => true,
+/// Builds `t` under `claim` unless it is present by now (another build may have finished it:
+/// then its report says present).
+fn build_claimed(
+    t: Target,
+    claim: claim::Claim,
+    opts: &BuildOptions,
+    progress: &dyn Progress,
+    (family, supports_more): (&mut family::Family, bool),
+) -> Result<TableReport, BuildError> {
+    // Claimed: a build of another rule set that started with this one is caught now.
+    if let Some(holder) = claim::other_rules_at_work(opts) {
+        return Err(BuildError::RulesAtWork {
+            holder,
+            asked: rule_set(opts.rules),
+        });
+    }
+    check_dir_rules(opts)?;
+    match present(opts, t) {
+        Ok(h) => {
+            // A kill after the table's rename but before its working files went leaves them
+            // behind; nothing needs them now.
+            StoreDir::remove_left(&opts.tmp, t)?;
+            claim.finish()?;
+            return Ok(TableReport::present(t, &h));
+        }
+        Err(Some(note)) => progress.note(&note),
+        Err(None) => {}
+    }
+    if let Some(previous) = &claim.previous {
+        progress.note(&format!(
+            "{t}: its last builder ({}) stopped without finishing it; this build takes it over",
+            claim::describe(previous)
+        ));
+    }
+    family.starting(t, progress);
+    // A build that finished may have removed `--tmp`, empty.
+    std::fs::create_dir_all(&opts.tmp).map_err(|source| BuildError::Io {
+        path: opts.tmp.clone(),
+        source,
+    })?;
+    let result =
+        check_space(opts, t).and_then(|()| run::build_table(t, opts, progress, supports_more));
+    match result {
+        Ok(r) => {
+            family.built(t, r.seconds.unwrap_or(0.0));
+            claim.finish()?;
+            Ok(r)
+        }
+        // Still claimed: no other build resumes the store while it is judged. The lock files
+        // stay with a checkpoint (their stamp tells the next build whose it was).
+        Err(e) => match clean_up_after(e, opts, t) {
+            kept @ BuildError::Kept { .. } => Err(kept),
+            e => {
+                claim.finish()?;
+                Err(e)
+            }
+        },
     }
 }
 

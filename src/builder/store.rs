@@ -403,14 +403,6 @@ impl Log {
 const OPEN_LOGS: usize = 256;
 
 /// Is the open `file` the one `path` names now?
-fn same_file(file: &File, path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (file.metadata(), std::fs::metadata(path)) {
-        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-        _ => false,
-    }
-}
-
 fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
     move |source| BuildError::Io {
         path: path.to_owned(),
@@ -435,7 +427,7 @@ impl StoreDir {
             }
             let lock = File::open(&marker).map_err(io(&marker))?;
             match lock.try_lock() {
-                Ok(()) if same_file(&lock, &marker) => {
+                Ok(()) if crate::lock::same_file(&lock, &marker).unwrap_or(false) => {
                     return Ok(StoreDir {
                         dir,
                         _lock: lock,
@@ -448,7 +440,7 @@ impl StoreDir {
                 Ok(()) => continue,
                 Err(std::fs::TryLockError::WouldBlock) => {
                     return Err(BuildError::Lock(crate::lock::LockError::Busy {
-                        dir,
+                        what: format!("working store {}", dir.display()),
                         holder: "another build using the same --tmp".into(),
                     }))
                 }
@@ -456,7 +448,7 @@ impl StoreDir {
             }
         }
         Err(BuildError::Lock(crate::lock::LockError::Busy {
-            dir,
+            what: format!("working store {}", dir.display()),
             holder: "another build using the same --tmp, removing it".into(),
         }))
     }

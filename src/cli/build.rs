@@ -87,9 +87,10 @@ pub struct Args {
     /// Push every win ply from its frontier, never pull it (testing and measuring).
     #[arg(long, hide = true)]
     push_only: bool,
-    /// If another build holds --dir, wait for it instead of failing at once.
+    /// If another build (process or machine) holds a table this build needs, fail at once
+    /// instead of building the other tables meanwhile and waiting for it (formats/locks.md).
     #[arg(long)]
-    wait: bool,
+    no_wait: bool,
     /// Keep the DTM tables' derived values (4 bytes an entry of one side) under --tmp when the
     /// build ends: a later build of a table above, with the same --tmp, reads them instead of
     /// finding them again from the moves (building a family table by table).
@@ -294,7 +295,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         frontier_lists: args.frontier_lists,
         park_filter: args.park_filter,
         push_only: args.push_only,
-        wait: args.wait,
+        no_wait: args.no_wait,
         keep_derived: args.keep_derived,
         rules: args.shape.rules.into(),
         metrics: args.shape.metric.into(),

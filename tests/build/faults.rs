@@ -1,5 +1,6 @@
-//! Faults a build must survive: two builds at once in one directory, a memory budget under many
-//! threads, a directory where every table is present (nothing may be written).
+//! Faults a build must survive: builds sharing one `--tmp`, a memory budget under many threads,
+//! a directory where every table is present (nothing may be written). Builds sharing one
+//! `--dir` are `concurrent.rs`'s.
 
 use crate::common::{assert_ok, build_cmd, built, tables, text, xqtb};
 use std::path::Path;
@@ -37,73 +38,6 @@ fn reference(material: &str) -> Vec<(String, Vec<u8>)> {
     tables(built(&[material]).path())
 }
 
-/// Two builds started together in one directory: each either finishes or fails at once with a
-/// message naming the holder; what is left is exactly the reference tables, and nothing else.
-fn race(a: &str, b: &str, extra: &[&str]) -> (Output, Output) {
-    let d = tempfile::tempdir().unwrap();
-    let spawn = |m: &str| {
-        build_quiet(m, d.path(), extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
-    let (pa, pb) = (spawn(a), spawn(b));
-    let (oa, ob) = (
-        pa.wait_with_output().unwrap(),
-        pb.wait_with_output().unwrap(),
-    );
-    for (m, o) in [(a, &oa), (b, &ob)] {
-        if !o.status.success() {
-            let e = text(&o.stderr);
-            assert!(
-                e.contains("in use by another xqtb build"),
-                "{m}: failed without a clear message: {e}"
-            );
-        }
-    }
-    // Finish whatever a fast failure left undone; then every table must be the reference's.
-    for m in [a, b] {
-        assert_ok(
-            "finishing build",
-            &build_quiet(m, d.path(), &[]).output().unwrap(),
-        );
-    }
-    let mut want = reference(a);
-    want.extend(reference(b));
-    want.sort();
-    want.dedup();
-    assert_eq!(
-        tables(d.path()).iter().map(|t| &t.0).collect::<Vec<_>>(),
-        want.iter().map(|t| &t.0).collect::<Vec<_>>()
-    );
-    assert!(tables(d.path()) == want, "tables differ from the reference");
-    let left: Vec<String> = snapshot(d.path())
-        .into_iter()
-        .map(|(n, _)| n)
-        .filter(|n| !n.ends_with(".xqtb") && n != ".xqtb.lock")
-        .collect();
-    assert!(left.is_empty(), "left behind: {left:?}");
-    (oa, ob)
-}
-
-#[test]
-fn two_builds_of_one_material_in_one_directory() {
-    race("KRKAABB", "KRKAABB", &[]);
-}
-
-#[test]
-fn two_materials_sharing_supporting_tables_in_one_directory() {
-    race("KRKAABB", "KNKAABB", &[]);
-}
-
-#[test]
-fn a_waiting_build_finishes_after_the_first() {
-    let (a, b) = race("KRKAABB", "KNKAABB", &["--wait"]);
-    assert_ok("first", &a);
-    assert_ok("second (waited)", &b);
-}
-
 /// Two builds of KRKAABB into two new directories sharing one new `--tmp`, started together
 /// with `extra` options: the directories and `--tmp`, and each build's output.
 fn race_sharing_tmp(extra: &[&str]) -> ([tempfile::TempDir; 3], [Output; 2]) {
@@ -122,17 +56,15 @@ fn race_sharing_tmp(extra: &[&str]) -> ([tempfile::TempDir; 3], [Output; 2]) {
     (dirs, outs)
 }
 
+/// Two builds of other directories sharing one `--tmp` wait for each other's tables there
+/// (each table's working store is under `--tmp`): both finish with the reference's tables.
 #[test]
 fn builds_sharing_a_tmp_never_share_a_store() {
     let ([d1, d2, _tmp], outs) = race_sharing_tmp(&[]);
     let want = reference("KRKAABB");
     for (d, o) in [d1.path(), d2.path()].into_iter().zip(&outs) {
-        if o.status.success() {
-            assert!(tables(d) == want, "{}", text(&o.stderr));
-        } else {
-            let e = text(&o.stderr);
-            assert!(e.contains("same --tmp") || e.contains("in use"), "{e}");
-        }
+        assert_ok("a build sharing --tmp", o);
+        assert!(tables(d) == want, "{}", text(&o.stderr));
     }
 }
 
@@ -331,17 +263,28 @@ fn a_non_utf8_dir_and_tmp_work() {
     assert!(!tmp.join("KRK").exists(), "a working directory is left");
 }
 
-/// Two builds of other directories sharing one `--tmp` take its lock: with `--wait` the second
-/// waits for the first and both succeed.
+/// Two builds of other directories sharing one `--tmp` also take each table's lock there
+/// (`formats/locks.md`): with `--no-wait`, a build that finds a table it needs held by the
+/// other fails at once, naming it; run again it finishes.
 #[test]
-fn builds_sharing_a_tmp_wait_for_each_other() {
-    let ([d1, d2, tmp], outs) = race_sharing_tmp(&["--wait"]);
+fn builds_sharing_a_tmp_with_no_wait_fail_plainly_or_finish() {
+    let ([d1, d2, tmp], outs) = race_sharing_tmp(&["--no-wait"]);
     let want = reference("KRKAABB");
     for (d, o) in [d1.path(), d2.path()].into_iter().zip(&outs) {
-        assert_ok("a build sharing --tmp, with --wait", o);
+        if !o.status.success() {
+            let e = text(&o.stderr);
+            assert!(
+                e.contains("is being built by another xqtb build (host ")
+                    && e.contains("run without --no-wait"),
+                "{e}"
+            );
+            let mut again = build_quiet("KRKAABB", d, &[]);
+            again.arg("--tmp").arg(tmp.path());
+            assert_ok("run again", &again.output().unwrap());
+        }
         assert!(tables(d) == want);
     }
-    assert!(tmp.path().join(".xqtb.lock").is_file());
+    assert!(!tmp.path().exists() || std::fs::read_dir(tmp.path()).unwrap().next().is_none());
 }
 
 /// A material that cannot be built (its pieces cannot be numbered for chases under the Asian

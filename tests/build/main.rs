@@ -6,6 +6,7 @@
 mod common;
 
 mod cli_builds;
+mod concurrent;
 mod crash_safety;
 mod disk_full;
 mod faults;
