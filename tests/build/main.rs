@@ -12,3 +12,4 @@ mod disk_full;
 mod faults;
 mod partial_builds;
 mod provenance;
+mod workflow;
