@@ -31,6 +31,10 @@ pub struct TableEstimate {
     pub filter_parked: bool,
     /// The memory the plan takes, bytes.
     pub memory: u64,
+    /// The least `--memory` (within the asked budget, and at least 64 MiB) under which the table
+    /// is built in the same mode, resident or streamed, with a quarter more for its caches:
+    /// what a job scheduler reserves for it (the table's bytes do not depend on `--memory`).
+    pub job_memory: u64,
     /// The most `--tmp` the build asks to have free (`formats/build.md` §10), bytes.
     pub tmp_bytes: u64,
     /// Estimated bytes of the table file.
@@ -90,6 +94,39 @@ pub fn estimate_all(
     Ok(out)
 }
 
+/// [`TableEstimate::job_memory`]: the least budget at which `t` is planned `resident` (found
+/// by bisection: a larger budget never turns a resident plan into a streamed one), a quarter
+/// more, within `opts.memory`. A streamed table keeps the whole budget: its plan uses it all.
+fn job_memory(t: Target, opts: &BuildOptions, resident: bool) -> Result<u64, BuildError> {
+    if !resident {
+        return Ok(opts.memory);
+    }
+    let resident_at = |memory: u64| -> Result<bool, BuildError> {
+        let o = BuildOptions {
+            memory,
+            ..opts.clone()
+        };
+        match planned(t, &o) {
+            Ok(p) => Ok(p.resident),
+            Err(BuildError::BudgetTooSmall { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    };
+    let (mut lo, mut hi) = (super::MIN_BUDGET, opts.memory);
+    if resident_at(lo)? {
+        return Ok(lo.max(lo + lo / 4).min(opts.memory));
+    }
+    // resident_at(hi), not resident_at(lo).
+    while hi - lo > 1 << 20 {
+        let mid = lo + (hi - lo) / 2;
+        match resident_at(mid)? {
+            true => hi = mid,
+            false => lo = mid,
+        }
+    }
+    Ok((hi + hi / 4).min(opts.memory))
+}
+
 /// What building `t` under `opts` needs.
 pub(super) fn estimate_table(t: Target, opts: &BuildOptions) -> Result<TableEstimate, BuildError> {
     let entries = Indexer::new(t.material)?.size();
@@ -108,6 +145,7 @@ pub(super) fn estimate_table(t: Target, opts: &BuildOptions) -> Result<TableEsti
         frontier_lists: plan.frontier_lists,
         filter_parked: plan.filter_parked,
         memory: plan.total,
+        job_memory: job_memory(t, opts, plan.resident)?,
         tmp_bytes: tmp_need(entries),
         output_bytes: (both * OUTPUT_BYTES_PER_ENTRY[metric]).ceil() as u64,
         seconds: both / ENTRIES_PER_SECOND[usize::from(!plan.resident)],

@@ -11,7 +11,7 @@ pub struct Args {
     #[command(flatten)]
     shape: Shape,
     /// Print one JSON object a table, an array: `{"material", "metric", "entries", "present",
-    /// "resident", "unresolved_filter", "frontier_lists", "filter_parked", "memory_bytes", "tmp_bytes", "output_bytes",
+    /// "resident", "unresolved_filter", "frontier_lists", "filter_parked", "memory_bytes", "job_memory_bytes", "tmp_bytes", "output_bytes",
     /// "seconds", "depends"}` (`formats/plan.md` §2).
     #[arg(long)]
     json: bool,
@@ -99,6 +99,7 @@ fn json_row(t: &TableEstimate) -> serde_json::Value {
         "frontier_lists": t.frontier_lists,
         "filter_parked": t.filter_parked,
         "memory_bytes": t.memory,
+        "job_memory_bytes": t.job_memory,
         "tmp_bytes": t.tmp_bytes,
         "output_bytes": t.output_bytes,
         "seconds": t.seconds,

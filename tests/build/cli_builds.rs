@@ -418,3 +418,52 @@ fn sets_plan_and_build_every_table_once() {
     assert!(!err.status.success());
     assert!(String::from_utf8_lossy(&err.stderr).contains("--partial builds one table"));
 }
+
+/// `job_memory_bytes` (`formats/plan.md` §2) is the least budget, a quarter more, under which a
+/// table is planned resident: a plan at that budget keeps it resident, one at the budget below
+/// the bisection's step does not (unless the floor of 64 MiB does); never above the budget asked.
+#[test]
+fn job_memory_is_the_least_budget_that_keeps_the_plan() {
+    let d = tempfile::tempdir().unwrap();
+    let rows = |memory: u64| -> Vec<serde_json::Value> {
+        let out = command()
+            .args([
+                "plan",
+                "KRNKAABB",
+                "--json",
+                "--memory",
+                &memory.to_string(),
+                "--dir",
+            ])
+            .arg(d.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let budget = 8u64 << 30;
+    let by_name = |rows: &[serde_json::Value], m: &str| {
+        rows.iter().find(|r| r["material"] == m).cloned().unwrap()
+    };
+    let plan = rows(budget);
+    for m in ["KRNK", "KRNKAB", "KRNKAABB"] {
+        let row = by_name(&plan, m);
+        assert_eq!(row["resident"], true, "{m}");
+        let job = row["job_memory_bytes"].as_u64().unwrap();
+        assert!((64 << 20..=budget).contains(&job), "{m}: {job}");
+        assert_eq!(by_name(&rows(job), m)["resident"], true, "{m} at {job}");
+        let least = job * 4 / 5;
+        if least > 80 << 20 {
+            let below = least - (2 << 20);
+            assert_eq!(
+                by_name(&rows(below), m)["resident"],
+                false,
+                "{m} at {below}"
+            );
+        }
+    }
+}
