@@ -438,11 +438,7 @@ fn job_memory_is_the_least_budget_that_keeps_the_plan() {
             .arg(d.path())
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        crate::common::assert_ok("plan", &out);
         serde_json::from_slice(&out.stdout).unwrap()
     };
     let budget = 8u64 << 30;
