@@ -146,6 +146,19 @@ pub fn parse_fen(fen: &str) -> Result<Position, ParseError> {
     Ok(pos)
 }
 
+/// A position from its 90 points, by square number (`rank * 9 + file`, `formats/index.md` §1),
+/// and the side to move, checked as a FEN's is: the form engines hold a board in.
+pub fn from_points(points: &[Option<Piece>; 90], turn: Color) -> Result<Position, ParseError> {
+    let mut pos = Position::empty(turn);
+    for (i, piece) in points.iter().enumerate() {
+        if let Some(piece) = *piece {
+            place(&mut pos, Square::new(i as u8), piece)?;
+        }
+    }
+    validate(&pos)?;
+    Ok(pos)
+}
+
 /// Places a piece read from a position string, rejecting a second king and impossible points.
 pub(crate) fn place(pos: &mut Position, sq: Square, piece: Piece) -> Result<(), ParseError> {
     let (color, role) = (piece.color(), piece.role());
@@ -232,5 +245,50 @@ impl Position {
 impl std::fmt::Debug for Position {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Position({})", to_fen(self))
+    }
+}
+
+#[cfg(test)]
+mod points_tests {
+    use super::*;
+
+    fn points_of(pos: &Position) -> [Option<Piece>; 90] {
+        std::array::from_fn(|i| pos.piece_at(Square::new(i as u8)))
+    }
+
+    #[test]
+    fn a_board_of_points_gives_the_fens_position() {
+        for fen in [
+            "4k4/4a4/9/9/9/4N4/9/5K3/9/9 w",
+            "3k5/9/9/9/9/9/9/9/9/4K1R2 b",
+            START_FEN,
+        ] {
+            let pos = parse_fen(fen).unwrap();
+            let back = from_points(&points_of(&pos), pos.turn()).unwrap();
+            assert_eq!(to_fen(&back), to_fen(&pos), "{fen}");
+        }
+    }
+
+    #[test]
+    fn a_bad_board_of_points_is_refused_as_its_fen_would_be() {
+        let pos = parse_fen("3k5/9/9/9/9/9/9/9/9/4K4 w").unwrap();
+        let mut points = points_of(&pos);
+        // A second red king on d0; no kings at all; an elephant off its points.
+        points[3] = Some(Piece::new(Color::Red, Role::King));
+        assert!(matches!(
+            from_points(&points, Color::Red),
+            Err(ParseError::TwoKings { .. })
+        ));
+        let empty = [None; 90];
+        assert!(matches!(
+            from_points(&empty, Color::Red),
+            Err(ParseError::NoKing { .. })
+        ));
+        let mut odd = points_of(&pos);
+        odd[0] = Some(Piece::new(Color::Red, Role::Elephant));
+        assert!(matches!(
+            from_points(&odd, Color::Red),
+            Err(ParseError::BadSquare { .. })
+        ));
     }
 }
