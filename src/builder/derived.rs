@@ -51,17 +51,26 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> BuildError + '_ {
     }
 }
 
-/// Removes the derived values of `material` (and half-written files) if there are any; for a
-/// caller that no other build may be reading or writing them beside.
-pub fn remove(tmp: &Path, material: Material) {
-    let p = path(tmp, material);
-    let parts = format!("{material}.xqdtm-derived.part");
-    for e in std::fs::read_dir(tmp).into_iter().flatten().flatten() {
-        if e.file_name().to_string_lossy().starts_with(&parts) {
-            let _ = std::fs::remove_file(e.path());
-        }
+/// Whether `tmp` holds derived values (or half-written ones) of any table.
+pub fn any_kept(tmp: &Path) -> bool {
+    kept_files(tmp).next().is_some()
+}
+
+/// Removes every table's derived values under `tmp`; for a caller that no other build may be
+/// reading or writing them beside.
+pub fn remove_all(tmp: &Path) {
+    for path in kept_files(tmp) {
+        let _ = std::fs::remove_file(path);
     }
-    let _ = std::fs::remove_file(p);
+}
+
+fn kept_files(tmp: &Path) -> impl Iterator<Item = PathBuf> {
+    std::fs::read_dir(tmp)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(".xqdtm-derived"))
+        .map(|e| e.path())
 }
 
 /// The header: what the codes are of (the table file's identity, side, entries) and their crc.

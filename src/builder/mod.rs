@@ -577,9 +577,8 @@ pub fn build(
     if settled.len() == tables.len() {
         // Derived values a build sharing the directory could not remove (this one read them
         // then) go now, if nobody reads them.
-        let kept = |t: &Target| derived::path(&opts.tmp, t.material).exists();
-        if !opts.keep_derived && tables.iter().any(kept) {
-            remove_derived(&tables, opts)?;
+        if !opts.keep_derived && derived::any_kept(&opts.tmp) {
+            remove_derived(true, opts)?;
             claim::remove_lock_dirs(opts);
             let _ = std::fs::remove_dir(&opts.tmp);
         }
@@ -620,8 +619,7 @@ fn build_tables(
     // once the build has gone through (unless a build of a table above follows), and no other
     // build reads them; after a failure they speed up the next run.
     drop(readers);
-    let values = result.is_ok() && !opts.keep_derived;
-    remove_derived(&tables[..if values { tables.len() } else { 0 }], opts)?;
+    remove_derived(result.is_ok() && !opts.keep_derived, opts)?;
     result.map(|()| reports)
 }
 
@@ -640,14 +638,13 @@ fn derived_readers(opts: &BuildOptions) -> Result<crate::lock::FileLock, BuildEr
     }
 }
 
-/// Removes the derived values of `tables`' DTM tables if no other build may read them (if one
-/// may, the last build to end removes them), and their lock file with them (which alone goes
-/// when `tables` is empty).
-fn remove_derived(tables: &[Target], opts: &BuildOptions) -> Result<(), BuildError> {
+/// Removes the derived values under `--tmp` (with `values`) and their lock file if no other
+/// build may read them: the last build of several sharing `--tmp` to end removes them all.
+fn remove_derived(values: bool, opts: &BuildOptions) -> Result<(), BuildError> {
     let path = opts.tmp.join(claim::DERIVED_LOCK);
     if let Some(lock) = crate::lock::FileLock::try_take(&path, crate::lock::Mode::Exclusive)? {
-        for t in tables.iter().filter(|t| t.metric == Metric::Dtm) {
-            derived::remove(&opts.tmp, t.material);
+        if values {
+            derived::remove_all(&opts.tmp);
         }
         lock.remove()?;
     }
