@@ -52,6 +52,12 @@
 #define XQTB_MAX_MOVES 128
 
 /*
+ Phases a DTM level can have at most ([`XqtbDtm::level`]): one per capture on the way to the
+ ruling, and the ruling's own, so fewer than the 32 pieces of a board.
+ */
+#define XQTB_MAX_LEVEL 32
+
+/*
  A loss for the side to move ([`XqtbValue::result`], the WDL probe's answer).
  */
 #define XQTB_LOSS -1
@@ -101,6 +107,34 @@ typedef struct XqtbValue {
    */
   int distance;
 } XqtbValue;
+
+/*
+ A position's distance-to-mate value for the side to move (`formats/dtm.md`): `result` as in
+ [`XqtbValue`]; `distance` the plies to mate (odd a win, even a loss), or -1 for a draw; and
+ the level, where the count ends. A mate's level is empty (`level_length` 0); a ruling on
+ perpetual check or chase has the phases `level[0..level_length]`, outermost first: `(0, …, 0,
+ k)` is phase `k` of the table reached after as many captures as zeros. Best play prefers, for
+ the winner, the lowest level (compared phase by phase, missing phases 0), then the shortest
+ distance.
+ */
+typedef struct XqtbDtm {
+  /*
+   Win, draw or loss.
+   */
+  int result;
+  /*
+   Plies to mate (or to the ruling), or -1 for a draw.
+   */
+  int distance;
+  /*
+   How many of `level` are filled (0 for a mate or a draw).
+   */
+  int level_length;
+  /*
+   The level's phases, outermost first.
+   */
+  uint16_t level[XQTB_MAX_LEVEL];
+} XqtbDtm;
 
 /*
  One legal move at the root.
@@ -216,6 +250,27 @@ int xqtb_probe_dtc_board(const struct XqtbTablebase *tb,
                          const int8_t *board,
                          int side,
                          struct XqtbValue *value);
+
+/*
+ The FEN's position's distance-to-mate value ([`XqtbDtm`]), from the directory's DTM tables
+ (`<M>.xqdtm`, built with `--metric dtm`; [`XQTB_ERR_MISSING_TABLE`] names the one missing).
+ Slower than the DTC probe on a table's derived side, whose values come from the moves.
+
+ # Safety
+ `tb` is a live handle, `fen` a NUL-terminated string, `dtm` writable.
+ */
+int xqtb_probe_dtm(const struct XqtbTablebase *tb, const char *fen, struct XqtbDtm *dtm);
+
+/*
+ [`xqtb_probe_dtm`] of a board (its form as in [`xqtb_probe_wdl_board`]).
+
+ # Safety
+ `tb` is a live handle, `board` points to 90 readable bytes, `dtm` writable.
+ */
+int xqtb_probe_dtm_board(const struct XqtbTablebase *tb,
+                         const int8_t *board,
+                         int side,
+                         struct XqtbDtm *dtm);
 
 /*
  The root: the FEN's position's value and every legal move's (to the side playing it), the

@@ -2,8 +2,8 @@
 //!
 //! A C ABI over [`xqtb_core::Tablebase`], in the manner of Fathom for chess tables: open a
 //! directory (a handle, and the largest table it holds), probe win/draw/loss during search,
-//! probe the distance to conversion, probe the root (every legal move's value, the best ones by
-//! Fang's Definition 9) and the principal line. Positions come as FEN text or as a board of 90
+//! probe the distance to conversion and to mate, probe the root (every legal move's value, the
+//! best ones by Fang's Definition 9) and the principal line. Positions come as FEN text or as a board of 90
 //! points with the side to move; moves go out in UCCI (`h2e2`). The header `include/xqtb.h` is
 //! generated from this file by cbindgen (`scripts/c-header.sh`; a test checks it is current).
 //!
@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use xqtb_core::tablebase::MoveValue;
+use xqtb_core::tablebase::{Dtm, MoveValue};
 use xqtb_core::{
     from_points, parse_fen, Color, Material, Outcome, Piece, Position, ProbeError, Role, Tablebase,
     Value,
@@ -42,6 +42,10 @@ pub const XQTB_ERR_PANIC: c_int = 6;
 
 /// Moves a position can have at most ([`XqtbRoot::moves`]).
 pub const XQTB_MAX_MOVES: usize = 128;
+
+/// Phases a DTM level can have at most ([`XqtbDtm::level`]): one per capture on the way to the
+/// ruling, and the ruling's own, so fewer than the 32 pieces of a board.
+pub const XQTB_MAX_LEVEL: usize = 32;
 
 /// A loss for the side to move ([`XqtbValue::result`], the WDL probe's answer).
 pub const XQTB_LOSS: c_int = -1;
@@ -74,6 +78,26 @@ pub struct XqtbValue {
     pub order: c_int,
     /// Plies to conversion, or -1 for a draw.
     pub distance: c_int,
+}
+
+/// A position's distance-to-mate value for the side to move (`formats/dtm.md`): `result` as in
+/// [`XqtbValue`]; `distance` the plies to mate (odd a win, even a loss), or -1 for a draw; and
+/// the level, where the count ends. A mate's level is empty (`level_length` 0); a ruling on
+/// perpetual check or chase has the phases `level[0..level_length]`, outermost first: `(0, …, 0,
+/// k)` is phase `k` of the table reached after as many captures as zeros. Best play prefers, for
+/// the winner, the lowest level (compared phase by phase, missing phases 0), then the shortest
+/// distance.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct XqtbDtm {
+    /// Win, draw or loss.
+    pub result: c_int,
+    /// Plies to mate (or to the ruling), or -1 for a draw.
+    pub distance: c_int,
+    /// How many of `level` are filled (0 for a mate or a draw).
+    pub level_length: c_int,
+    /// The level's phases, outermost first.
+    pub level: [u16; XQTB_MAX_LEVEL],
 }
 
 /// One legal move at the root.
@@ -238,6 +262,27 @@ fn value_of(v: Value) -> XqtbValue {
     }
 }
 
+fn dtm_of(v: &Dtm) -> Result<XqtbDtm, Failure> {
+    let mut answer = XqtbDtm {
+        result: wdl_of(v.outcome()),
+        distance: v.distance().map_or(-1, c_int::from),
+        ..XqtbDtm::default()
+    };
+    let phases = v.level().map_or(&[][..], |l| l.phases());
+    if phases.len() > XQTB_MAX_LEVEL {
+        return Err((
+            XQTB_ERR_TABLE,
+            format!(
+                "a level of {} phases (at most {XQTB_MAX_LEVEL})",
+                phases.len()
+            ),
+        ));
+    }
+    answer.level[..phases.len()].copy_from_slice(phases);
+    answer.level_length = phases.len() as c_int;
+    Ok(answer)
+}
+
 fn wdl_of(o: Outcome) -> c_int {
     match o {
         Outcome::Win => XQTB_WIN,
@@ -377,6 +422,45 @@ pub unsafe extern "C" fn xqtb_probe_dtc_board(
         let pos = unsafe { position_of_board(board, side) }?;
         let v = tb.tablebase.probe_dtc(&pos).map_err(probe_failure)?;
         unsafe { put(value, value_of(v), "value") }
+    })
+}
+
+/// The FEN's position's distance-to-mate value ([`XqtbDtm`]), from the directory's DTM tables
+/// (`<M>.xqdtm`, built with `--metric dtm`; [`XQTB_ERR_MISSING_TABLE`] names the one missing).
+/// Slower than the DTC probe on a table's derived side, whose values come from the moves.
+///
+/// # Safety
+/// `tb` is a live handle, `fen` a NUL-terminated string, `dtm` writable.
+#[no_mangle]
+pub unsafe extern "C" fn xqtb_probe_dtm(
+    tb: *const XqtbTablebase,
+    fen: *const c_char,
+    dtm: *mut XqtbDtm,
+) -> c_int {
+    guarded(|| {
+        let tb = unsafe { arg(tb, "tb") }?;
+        let pos = position_of_fen(unsafe { text(fen, "fen") }?)?;
+        let v = tb.tablebase.probe_dtm(&pos).map_err(probe_failure)?;
+        unsafe { put(dtm, dtm_of(&v)?, "dtm") }
+    })
+}
+
+/// [`xqtb_probe_dtm`] of a board (its form as in [`xqtb_probe_wdl_board`]).
+///
+/// # Safety
+/// `tb` is a live handle, `board` points to 90 readable bytes, `dtm` writable.
+#[no_mangle]
+pub unsafe extern "C" fn xqtb_probe_dtm_board(
+    tb: *const XqtbTablebase,
+    board: *const i8,
+    side: c_int,
+    dtm: *mut XqtbDtm,
+) -> c_int {
+    guarded(|| {
+        let tb = unsafe { arg(tb, "tb") }?;
+        let pos = unsafe { position_of_board(board, side) }?;
+        let v = tb.tablebase.probe_dtm(&pos).map_err(probe_failure)?;
+        unsafe { put(dtm, dtm_of(&v)?, "dtm") }
     })
 }
 

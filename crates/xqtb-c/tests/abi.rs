@@ -7,7 +7,8 @@ use std::ffi::{c_char, c_int, CStr, CString};
 use std::path::Path;
 use std::sync::OnceLock;
 use xqtb_c::*;
-use xqtb_core::{to_fen, Color, Indexer, Position, Square, Tablebase, Value};
+use xqtb_core::tablebase::Dtm;
+use xqtb_core::{to_fen, Color, Indexer, Outcome, Position, Square, Tablebase, Value};
 
 /// A directory holding KNKA and its supporting tables, built once.
 fn tables() -> &'static Path {
@@ -16,6 +17,20 @@ fn tables() -> &'static Path {
         let d = tempfile::tempdir().unwrap();
         let opts = builder::builder::BuildOptions::new(d.path());
         builder::builder::build("KNKA".parse().unwrap(), &opts, &builder::Silent).unwrap();
+        d
+    })
+    .path()
+}
+
+/// A directory holding KRKN and its supporting tables in both metrics: KRKN has a second order
+/// (perpetual chase rulings), so its DTM values include levels that are not mates'.
+fn dtm_tables() -> &'static Path {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let d = tempfile::tempdir().unwrap();
+        let mut opts = builder::builder::BuildOptions::new(d.path());
+        opts.metrics = builder::builder::Metrics::Both;
+        builder::builder::build("KRKN".parse().unwrap(), &opts, &builder::Silent).unwrap();
         d
     })
     .path()
@@ -159,6 +174,78 @@ fn every_answer_equals_the_rust_apis() {
         }
     }
     assert!(probed > 5_000, "{probed}");
+    unsafe { xqtb_close(tb) };
+}
+
+fn expected_dtm(v: &Dtm) -> (c_int, c_int, Vec<u16>) {
+    let result = match v.outcome() {
+        Outcome::Win => XQTB_WIN,
+        Outcome::Draw => XQTB_DRAW,
+        Outcome::Loss => XQTB_LOSS,
+    };
+    match v {
+        Dtm::Draw => (result, -1, vec![]),
+        Dtm::Decided { level, distance } => (result, (*distance).into(), level.phases().to_vec()),
+    }
+}
+
+fn answer_of(d: &XqtbDtm) -> (c_int, c_int, Vec<u16>) {
+    let phases = d.level[..d.level_length as usize].to_vec();
+    (d.result, d.distance, phases)
+}
+
+#[test]
+fn dtm_answers_equal_the_rust_apis_levels_included() {
+    let dir = dtm_tables();
+    let (tb, status) = open(dir);
+    assert_eq!(status, XQTB_OK, "{}", last_error());
+    let rust = Tablebase::open(dir).unwrap();
+    let ix = Indexer::new("KRKN".parse().unwrap()).unwrap();
+    let (mut probed, mut ruled) = (0, 0);
+    for i in (0..ix.size()).step_by(11) {
+        for side in Color::ALL {
+            let Some(pos) = ix.decode(i, side).filter(|p| !p.opponent_in_check()) else {
+                continue;
+            };
+            let fen = c(&to_fen(&pos));
+            let want = expected_dtm(&rust.probe_dtm(&pos).unwrap());
+            let (mut d, mut d_b) = (XqtbDtm::default(), XqtbDtm::default());
+            let side_code = if side == Color::Red {
+                XQTB_RED
+            } else {
+                XQTB_BLACK
+            };
+            unsafe {
+                assert_eq!(xqtb_probe_dtm(tb, fen.as_ptr(), &mut d), XQTB_OK);
+                assert_eq!(
+                    xqtb_probe_dtm_board(tb, board_of(&pos).as_ptr(), side_code, &mut d_b),
+                    XQTB_OK
+                );
+            }
+            assert_eq!(answer_of(&d), want, "{fen:?}");
+            assert_eq!(d, d_b, "{fen:?}");
+            probed += 1;
+            ruled += usize::from(d.level_length > 0);
+        }
+    }
+    assert!(
+        probed > 30_000 && ruled > 0,
+        "{probed} probed, {ruled} with a level"
+    );
+    unsafe { xqtb_close(tb) };
+}
+
+#[test]
+fn a_directory_without_dtm_tables_says_which_is_missing() {
+    let (tb, status) = open(tables());
+    assert_eq!(status, XQTB_OK);
+    let fen = c("4k4/4a4/9/9/9/4N4/9/5K3/9/9 w");
+    let mut d = XqtbDtm::default();
+    assert_eq!(
+        unsafe { xqtb_probe_dtm(tb, fen.as_ptr(), &mut d) },
+        XQTB_ERR_MISSING_TABLE
+    );
+    assert!(last_error().contains("KNKA.xqdtm"), "{}", last_error());
     unsafe { xqtb_close(tb) };
 }
 
