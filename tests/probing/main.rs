@@ -5,6 +5,7 @@
 mod common;
 
 mod probe_batch;
+mod python;
 mod query;
 mod rulings;
 mod table_doc;
