@@ -852,20 +852,7 @@ pub fn table_summary(
 /// The materials of the table files (`*.xqtb`) in a directory, sorted by name; a file whose name
 /// is not a canonical material's table name is skipped.
 pub fn table_materials(dir: &Path) -> std::io::Result<Vec<Material>> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir)? {
-        let name = e?.file_name();
-        let Some(stem) = name.to_str().and_then(|n| n.strip_suffix(".xqtb")) else {
-            continue;
-        };
-        if let Ok(m) = stem.parse::<Material>() {
-            if m.is_canonical() && m.to_string() == stem {
-                out.push(m);
-            }
-        }
-    }
-    out.sort_by_key(|m| m.to_string());
-    Ok(out)
+    crate::table::materials_in(dir, Metric::Dtc)
 }
 
 /// A position of a partial table (`formats/partial.md`): bounds on its value for the side to

@@ -57,26 +57,13 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
 
 /// The materials of every table of `metric` in `dir`, smallest first.
 fn tables_in(dir: &Path, metric: Metric) -> super::Result<Vec<Material>> {
-    // The extension of the metric's file names (`table::metric_file_name`).
-    let ext = match metric {
-        Metric::Dtc => ".xqtb",
-        Metric::Dtm => ".xqdtm",
-    };
-    let mut materials = Vec::new();
-    for e in std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))? {
-        let name = e?.file_name().to_string_lossy().into_owned();
-        if let Some(m) = name
-            .strip_suffix(ext)
-            .and_then(|m| m.parse::<Material>().ok())
-        {
-            materials.push(m);
-        }
-    }
+    let mut materials =
+        xqtb::table::materials_in(dir, metric).map_err(|e| format!("{}: {e}", dir.display()))?;
     materials.sort_by_key(|m| (m.piece_count(), m.to_string()));
     if materials.is_empty() {
         return Err(match metric {
             Metric::Dtc => format!("no tables in {}", dir.display()),
-            Metric::Dtm => format!("no distance-to-mate tables (*{ext}) in {}", dir.display()),
+            Metric::Dtm => format!("no distance-to-mate tables (*.xqdtm) in {}", dir.display()),
         }
         .into());
     }

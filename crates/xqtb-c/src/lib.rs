@@ -20,10 +20,7 @@ use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use xqtb_core::tablebase::{Dtm, MoveValue};
-use xqtb_core::{
-    from_points, parse_fen, Color, Material, Outcome, Piece, Position, ProbeError, Role, Tablebase,
-    Value,
-};
+use xqtb_core::{from_codes, parse_fen, Color, Outcome, Position, ProbeError, Tablebase, Value};
 
 /// Success.
 pub const XQTB_OK: c_int = 0;
@@ -202,30 +199,13 @@ fn position_of_fen(fen: &str) -> Result<Position, Failure> {
     parse_fen(fen).map_err(|e| (XQTB_ERR_POSITION, format!("bad FEN {fen:?}: {e}")))
 }
 
-/// The piece a board code stands for: 0 empty, 1–7 Red king, rook, cannon, horse, pawn,
-/// advisor, elephant, 9–15 the same for Black.
-fn piece_of_code(code: i8) -> Result<Option<Piece>, Failure> {
-    let color = match code {
-        0 => return Ok(None),
-        1..=7 => Color::Red,
-        9..=15 => Color::Black,
-        _ => {
-            return Err((
-                XQTB_ERR_POSITION,
-                format!("bad piece code {code} on the board"),
-            ))
-        }
-    };
-    let role = Role::ALL
-        .into_iter()
-        .find(|&r| r as i8 == code & 7)
-        .expect("1..=7 are the roles");
-    Ok(Some(Piece::new(color, role)))
-}
-
+/// The board form's position: codes 0 (empty), 1–7 (Red king, rook, cannon, horse, pawn,
+/// advisor, elephant), 9–15 (the same for Black), read as unsigned bytes.
+///
 /// Safety: `board` is null or points to 90 readable `int8_t`.
 unsafe fn position_of_board(board: *const i8, side: c_int) -> Result<Position, Failure> {
-    let board: &[i8; 90] = unsafe { arg(board.cast::<[i8; 90]>(), "board") }?;
+    // `int8_t` and `uint8_t` share size and alignment: the same bytes, read unsigned.
+    let board: &[u8; 90] = unsafe { arg(board.cast::<[u8; 90]>(), "board") }?;
     let turn = match side {
         XQTB_RED => Color::Red,
         XQTB_BLACK => Color::Black,
@@ -236,11 +216,7 @@ unsafe fn position_of_board(board: *const i8, side: c_int) -> Result<Position, F
             ))
         }
     };
-    let mut points = [None; 90];
-    for (point, &code) in points.iter_mut().zip(board) {
-        *point = piece_of_code(code)?;
-    }
-    from_points(&points, turn).map_err(|e| (XQTB_ERR_POSITION, format!("bad board: {e}")))
+    from_codes(board, turn).map_err(|e| (XQTB_ERR_POSITION, format!("bad board: {e}")))
 }
 
 fn value_of(v: Value) -> XqtbValue {
@@ -291,21 +267,6 @@ fn wdl_of(o: Outcome) -> c_int {
     }
 }
 
-/// The pieces of the largest table in `dir` (0 if none).
-fn largest_in(dir: &Path) -> Result<c_int, Failure> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| (XQTB_ERR_IO, format!("cannot read {}: {e}", dir.display())))?;
-    Ok(entries
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let material: Material = name.strip_suffix(".xqtb")?.parse().ok()?;
-            Some(material.to_string().len() as c_int)
-        })
-        .max()
-        .unwrap_or(0))
-}
-
 /// Opens the tables in `dir` (tables open on first probe, each with a 16 MiB block cache) and
 /// writes a handle to `*out`, to be closed with [`xqtb_close`].
 ///
@@ -316,7 +277,7 @@ pub unsafe extern "C" fn xqtb_open(dir: *const c_char, out: *mut *mut XqtbTableb
     guarded(|| {
         let dir = Path::new(unsafe { text(dir, "dir") }?);
         let tablebase = Tablebase::open(dir).map_err(probe_failure)?;
-        let largest = largest_in(dir)?;
+        let largest = tablebase.largest().map_err(probe_failure)? as c_int;
         let handle = Box::into_raw(Box::new(XqtbTablebase { tablebase, largest }));
         unsafe { put(out, handle, "out") }.inspect_err(|_| {
             // Safety: `handle` came from `Box::into_raw` just above and was given to no one.

@@ -67,6 +67,14 @@ pub enum ParseError {
     /// The side not to move (given) is in check, so the position cannot arise.
     #[error("illegal position: {0:?}, the side not to move, is in check")]
     OpponentInCheck(Color),
+    /// A board of piece codes has a code that stands for no piece.
+    #[error("bad piece code {code} on {square}")]
+    BadCode {
+        /// The code.
+        code: u8,
+        /// The point it is on.
+        square: Square,
+    },
     /// A query string describes other than 90 points; the number it describes.
     #[error("position string has {0} points, expected 90")]
     PointCount(usize),
@@ -146,14 +154,19 @@ pub fn parse_fen(fen: &str) -> Result<Position, ParseError> {
     Ok(pos)
 }
 
-/// A position from its 90 points, by square number (`rank * 9 + file`, `formats/index.md` §1),
-/// and the side to move, checked as a FEN's is: the form engines hold a board in.
-pub fn from_points(points: &[Option<Piece>; 90], turn: Color) -> Result<Position, ParseError> {
+/// A position from a board of 90 piece codes, by square number (`rank * 9 + file`,
+/// `formats/index.md` §1), and the side to move, checked as a FEN's is: the form engines hold a
+/// board in. A code is 0 for an empty point, 1–7 for Red's king, rook, cannon, horse, pawn,
+/// advisor, elephant, and 9–15 for Black's ([`Piece::code`]).
+pub fn from_codes(codes: &[u8; 90], turn: Color) -> Result<Position, ParseError> {
     let mut pos = Position::empty(turn);
-    for (i, piece) in points.iter().enumerate() {
-        if let Some(piece) = *piece {
-            place(&mut pos, Square::new(i as u8), piece)?;
+    for (i, &code) in codes.iter().enumerate() {
+        if code == 0 {
+            continue;
         }
+        let square = Square::new(i as u8);
+        let piece = Piece::from_code(code).ok_or(ParseError::BadCode { code, square })?;
+        place(&mut pos, square, piece)?;
     }
     validate(&pos)?;
     Ok(pos)
@@ -249,46 +262,61 @@ impl std::fmt::Debug for Position {
 }
 
 #[cfg(test)]
-mod points_tests {
+mod codes_tests {
     use super::*;
 
-    fn points_of(pos: &Position) -> [Option<Piece>; 90] {
-        std::array::from_fn(|i| pos.piece_at(Square::new(i as u8)))
+    /// The board form of a FEN, read here from its letters with the codes the form documents.
+    fn codes_of(fen: &str) -> [u8; 90] {
+        let mut codes = [0; 90];
+        let rows = fen.split(' ').next().unwrap().split('/');
+        for (row, text) in rows.enumerate() {
+            let mut point = (9 - row) * 9;
+            for c in text.chars() {
+                if let Some(n) = c.to_digit(10) {
+                    point += n as usize;
+                    continue;
+                }
+                let role = "KRCNPAB".find(c.to_ascii_uppercase()).unwrap() as u8 + 1;
+                codes[point] = role + if c.is_ascii_lowercase() { 8 } else { 0 };
+                point += 1;
+            }
+        }
+        codes
     }
 
     #[test]
-    fn a_board_of_points_gives_the_fens_position() {
+    fn a_board_of_codes_gives_the_fens_position() {
         for fen in [
             "4k4/4a4/9/9/9/4N4/9/5K3/9/9 w",
             "3k5/9/9/9/9/9/9/9/9/4K1R2 b",
             START_FEN,
         ] {
             let pos = parse_fen(fen).unwrap();
-            let back = from_points(&points_of(&pos), pos.turn()).unwrap();
+            let back = from_codes(&codes_of(fen), pos.turn()).unwrap();
             assert_eq!(to_fen(&back), to_fen(&pos), "{fen}");
         }
     }
 
     #[test]
-    fn a_bad_board_of_points_is_refused_as_its_fen_would_be() {
-        let pos = parse_fen("3k5/9/9/9/9/9/9/9/9/4K4 w").unwrap();
-        let mut points = points_of(&pos);
-        // A second red king on d0; no kings at all; an elephant off its points.
-        points[3] = Some(Piece::new(Color::Red, Role::King));
+    fn a_bad_board_of_codes_is_refused_as_its_fen_would_be() {
+        let codes = codes_of("3k5/9/9/9/9/9/9/9/9/4K4 w");
+        let with = |point: usize, code: u8| {
+            let mut c = codes;
+            c[point] = code;
+            from_codes(&c, Color::Red)
+        };
+        // A second red king on d0; an elephant off its points; codes of no piece.
+        assert!(matches!(with(3, 1), Err(ParseError::TwoKings { .. })));
+        assert!(matches!(with(0, 7), Err(ParseError::BadSquare { .. })));
+        for bad in [8, 16, 200] {
+            assert!(
+                matches!(with(40, bad), Err(ParseError::BadCode { code, .. }) if code == bad),
+                "{bad}"
+            );
+        }
         assert!(matches!(
-            from_points(&points, Color::Red),
-            Err(ParseError::TwoKings { .. })
-        ));
-        let empty = [None; 90];
-        assert!(matches!(
-            from_points(&empty, Color::Red),
+            from_codes(&[0; 90], Color::Red),
             Err(ParseError::NoKing { .. })
-        ));
-        let mut odd = points_of(&pos);
-        odd[0] = Some(Piece::new(Color::Red, Role::Elephant));
-        assert!(matches!(
-            from_points(&odd, Color::Red),
-            Err(ParseError::BadSquare { .. })
         ));
     }
 }

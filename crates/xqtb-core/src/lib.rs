@@ -51,7 +51,7 @@ pub mod table;
 pub mod tablebase;
 pub mod value;
 
-pub use fen::{from_points, parse_fen, to_fen, ParseError, START_FEN};
+pub use fen::{from_codes, parse_fen, to_fen, ParseError, START_FEN};
 pub use index::{IndexError, Indexer, INDEX_SCHEME_VERSION};
 pub use material::{Material, MaterialError};
 pub use piece::{ByColor, Color, Piece, Role};

@@ -179,6 +179,12 @@ impl Tablebase {
         format!("xqtb.Tablebase({:?})", self.tb.dir())
     }
 
+    /// The pieces (kings included) of the largest table in the directory now, of either
+    /// metric (0 if none): positions with more need not be probed.
+    fn largest(&self, py: Python<'_>) -> PyResult<u32> {
+        py.detach(|| self.tb.largest()).map_err(probe_error)
+    }
+
     /// Notices tables rebuilt, replaced or removed on disk since they were opened: if any
     /// changed, every table is closed and opened anew on its next probe. Returns whether
     /// anything changed.

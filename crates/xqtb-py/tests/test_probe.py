@@ -192,3 +192,9 @@ def test_lines_are_played_out_with_best_moves(tb, tables, legal, metric):
     wrong = [(a["fen"], moves, faults_of(moves, path)) for (a, moves), path in zip(lines, paths)]
     wrong = [w for w in wrong if w[2]]
     assert not wrong, f"{len(wrong)} of {len(lines)} lines are wrong, e.g. {wrong[:3]}"
+
+
+def test_largest_counts_the_pieces_of_the_largest_table(tb, tmp_path):
+    # KNKA and KRKN (and their smaller supporting tables): four pieces.
+    assert tb.largest() == 4
+    assert xqtb.Tablebase(tmp_path).largest() == 0

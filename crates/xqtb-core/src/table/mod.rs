@@ -873,6 +873,23 @@ pub fn metric_table_path(dir: &Path, material: Material, metric: Metric) -> Path
     dir.join(metric_file_name(material, metric))
 }
 
+/// The materials of the `metric` table files in `dir` (`KRKA.xqtb`, `KRKA.xqdtm`), by name; a
+/// file whose name is not a canonical material's table name is skipped.
+pub fn materials_in(dir: &Path, metric: Metric) -> std::io::Result<Vec<Material>> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir)? {
+        let name = e?.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let material = name.split_once('.').and_then(|(stem, _)| stem.parse().ok());
+        // The name the table would have: canonical, spelt as the code spells it.
+        if let Some(m) = material.filter(|&m| metric_file_name(m, metric) == name) {
+            out.push(m);
+        }
+    }
+    out.sort_by_key(|m| m.to_string());
+    Ok(out)
+}
+
 /// Why a table file cannot be used. Every variant names the file.
 #[derive(Debug, Error)]
 pub enum TableError {
@@ -1050,5 +1067,39 @@ pub fn side_char(side: Color) -> char {
     match side {
         Color::Red => 'w',
         Color::Black => 'b',
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tablebase::Tablebase;
+
+    #[test]
+    fn a_directory_lists_the_tables_under_their_own_names_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let names = [
+            "KRKA.xqtb",
+            "KAKR.xqtb", // the twin's name: the table would be KRKA.xqtb
+            "KRKA.xqdtm",
+            "KCPKAABB.xqdtm", // a DTM table without its DTC table
+            "KRKA.xqtb.part", // a write in progress
+            "krka.xqtb",
+            "KXKA.xqtb",
+            "notes.txt",
+        ];
+        for name in names {
+            std::fs::write(dir.path().join(name), b"").unwrap();
+        }
+        let names_of = |metric| -> Vec<String> {
+            let found = materials_in(dir.path(), metric).unwrap();
+            found.iter().map(Material::to_string).collect()
+        };
+        assert_eq!(names_of(Metric::Dtc), ["KRKA"]);
+        assert_eq!(names_of(Metric::Dtm), ["KCPKAABB", "KRKA"]);
+        let tb = Tablebase::open(dir.path()).unwrap();
+        assert_eq!(tb.largest().unwrap(), 8);
+        std::fs::remove_file(dir.path().join("KCPKAABB.xqdtm")).unwrap();
+        assert_eq!(tb.largest().unwrap(), 4);
     }
 }

@@ -447,6 +447,26 @@ impl Tablebase {
         &self.dir
     }
 
+    /// The pieces (kings included) of the largest table in the directory, of either metric, as
+    /// it is now (0 if none): a search need not probe positions with more (Fathom's
+    /// `TB_LARGEST`).
+    pub fn largest(&self) -> Result<u32, ProbeError> {
+        let mut largest = 0;
+        for metric in [Metric::Dtc, Metric::Dtm] {
+            let materials = crate::table::materials_in(&self.dir, metric).map_err(|source| {
+                ProbeError::Directory {
+                    dir: self.dir.clone(),
+                    source,
+                }
+            })?;
+            largest = materials
+                .iter()
+                .map(Material::piece_count)
+                .fold(largest, u32::max);
+        }
+        Ok(largest)
+    }
+
     /// The (DTC) table of a material.
     pub fn table(&self, material: Material) -> Result<Arc<OpenTable>, ProbeError> {
         self.table_of(material, Metric::Dtc)
