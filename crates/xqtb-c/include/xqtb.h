@@ -284,7 +284,8 @@ int xqtb_probe_root(const struct XqtbTablebase *tb, const char *fen, struct Xqtb
 
 /*
  The principal line from the FEN's position to its next conversion (both sides playing a best
- move, the first in move order where several are): up to `capacity` moves into `moves`, each
+ move; where several are, the one leaving the lowest point number, then going to the lowest,
+ `rank * 9 + file`): up to `capacity` moves into `moves`, each
  a NUL-terminated UCCI move of 6 bytes; `*length` the line's full length (more than
  `capacity` if it did not fit; 0 for a draw).
 
