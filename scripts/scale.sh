@@ -9,7 +9,8 @@
 # Resumable: every run of a table is a row of DIR/scale/runs.tsv. Run the script again with the
 # same arguments after a kill: present tables are skipped, a killed table resumes from its
 # checkpoint under TMP, and its runs are summed (the issue's "resumed builds count their runs'
-# sum"). The report is printed from runs.tsv at the end of each run (REPORT_ONLY=1: only that).
+# sum"; a run killed with the script is added at the next run, its wall time from its log). The
+# report is printed from runs.tsv at the end of each run (REPORT_ONLY=1: only that).
 #
 # Usage: [MEMORY=1G] [THREADS=2] [METRIC=dtc|dtm|both] [RULES=asian] [XQTB=path]
 #        scripts/scale.sh MATERIAL DIR TMP
@@ -32,11 +33,28 @@ common=(--dir "$dir" --memory "$memory" --threads "$threads" --metric "$metric" 
 keep=()
 [ "$metric" = dtc ] || keep=(--keep-derived)
 
+# A run killed together with this script (the end of a session) left its start time and logs
+# but no row: its row is added from them, the wall time up to its log's last line, the CPU time
+# unknown (empty).
+record_lost_runs() {
+  local t="$1" f k start end
+  for f in "$log/$t".*.start; do
+    [ -e "$f" ] || continue
+    k=${f%.start}; k=${k##*.}
+    [ -n "$(awk -F'\t' -v t="$t" -v r="$((k + 1))" '$1 == t && $2 == r' "$runs")" ] && continue
+    start=$(cat "$f"); end=$(stat -c %Y "$log/$t.$k.err")
+    printf '%s\t%s\t0\t%s\t\t\t\t\t\t\n' "$t" "$((k + 1))" "$((end - start))" >>"$runs"
+    echo "scale: $t run $((k + 1)) was killed with this script: $((end - start)) s of wall recorded" >&2
+  done
+}
+
 build_one() {
   local t="$1" k out time sampler peak pid
+  record_lost_runs "$t"
   k=$(awk -F'\t' -v t="$t" '$1 == t' "$runs" | wc -l)
   out="$log/$t.$k"
   echo "scale: building $t (run $((k + 1)))" >&2
+  date +%s >"$out.start"
   /usr/bin/time -v -o "$out.time" "$XQTB" build "$t" "${common[@]}" "${keep[@]}" --tmp "$tmp" --verbose \
     >"$out.out" 2>"$out.err" &
   pid=$!
