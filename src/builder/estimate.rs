@@ -56,11 +56,14 @@ pub fn tmp_need(n: u64) -> u64 {
 /// MB; none of the pawn tables' was measured).
 const OUTPUT_BYTES_PER_ENTRY: [f64; 2] = [0.088, 0.088];
 
-/// Entries (both sides) built per second on the reference machine at 2 threads, resident and
-/// streamed: KRNKAABB resident 103 M entries in 20.4 s, KCPABKAABB streamed at `--memory 1G`
-/// 1.92 G entries in 670 s (`docs/performance.md`, "Beyond RAM"). A DTM build takes about as
-/// long again as the DTC one (KRCKR: 14.7 against 14.3 s).
-const ENTRIES_PER_SECOND: [f64; 2] = [5.0e6, 2.8e6];
+/// Entries (both sides) built per second on the reference machine at 2 threads, by metric (DTC,
+/// DTM), resident and streamed. DTC: KRNKAABB resident 103 M entries in 20.4 s, KCPABKAABB
+/// streamed at `--memory 1G` 1.92 G entries in 670 s (`docs/performance.md`, "Beyond RAM"). DTM:
+/// the DTC rates over the median ratio of CPU seconds, DTM to DTC, of the same tables of the
+/// KCPAABKAABB and KCPAABBKAABB families built at `--memory 1G` (1.73 over 47 resident tables,
+/// 2.04 over 5 streamed): pawn tables' long mates make DTM's plies many more than DTC's. (A
+/// small table without pawns takes about as long in either: KRCKR 14.7 against 14.3 s.)
+const ENTRIES_PER_SECOND: [[f64; 2]; 2] = [[5.0e6, 2.8e6], [2.9e6, 1.4e6]];
 
 /// The tables a build of `material` takes, in order, with what each will need under `opts`.
 pub fn estimate(material: Material, opts: &BuildOptions) -> Result<Vec<TableEstimate>, BuildError> {
@@ -148,6 +151,6 @@ pub(super) fn estimate_table(t: Target, opts: &BuildOptions) -> Result<TableEsti
         job_memory: job_memory(t, opts, plan.resident)?,
         tmp_bytes: tmp_need(entries),
         output_bytes: (both * OUTPUT_BYTES_PER_ENTRY[metric]).ceil() as u64,
-        seconds: both / ENTRIES_PER_SECOND[usize::from(!plan.resident)],
+        seconds: both / ENTRIES_PER_SECOND[metric][usize::from(!plan.resident)],
     })
 }
