@@ -16,7 +16,6 @@
  *        target/release/libxqtb_c.a -lpthread -ldl -lm -o bench
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, getline */
-#include <ctype.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -38,33 +37,6 @@ typedef struct {
     long passes;
     long wins; /* printed: the Rust bench over the same list must count as many */
 } Worker;
-
-/* The board form of a FEN's first two fields (ranks 9 to 0, then w, r or b): 0 if not readable.
- * (threads.c reads boards the same way: each example stands alone.) */
-static int read_board(const char *fen, int8_t board[90], int *side)
-{
-    static const char letters[] = "KRCNPAB"; /* codes 1-7; Black's are 8 more */
-    int rank = 9, file = 0;
-    memset(board, 0, 90);
-    for (; *fen && *fen != ' '; fen++) {
-        const char *letter = strchr(letters, toupper((unsigned char)*fen));
-        if (*fen == '/' && file == 9 && rank > 0) {
-            rank--;
-            file = 0;
-        } else if (*fen >= '1' && *fen <= '9') {
-            file += *fen - '0';
-        } else if (letter && file < 9) {
-            int black = islower((unsigned char)*fen) ? 8 : 0;
-            board[rank * 9 + file++] = (int8_t)(letter - letters + 1 + black);
-        } else {
-            return 0;
-        }
-    }
-    if (rank != 0 || file != 9 || !*fen || !fen[1] || !strchr("wrb", fen[1]))
-        return 0;
-    *side = fen[1] == 'b' ? XQTB_BLACK : XQTB_RED;
-    return 1;
-}
 
 static void die(const char *what, const char *why)
 {
@@ -88,7 +60,7 @@ static Board *read_boards(const char *path, size_t *count)
             if (!boards)
                 die(path, "out of memory");
         }
-        if (!read_board(line, boards[n].board, &boards[n].side))
+        if (xqtb_board_of_fen(line, boards[n].board, &boards[n].side) != XQTB_OK)
             die(line, "not a FEN");
         n++;
     }

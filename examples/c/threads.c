@@ -17,7 +17,6 @@
  *        target/release/libxqtb_c.a -lpthread -ldl -lm -o threads
  */
 #define _POSIX_C_SOURCE 200809L /* strdup, getline, flockfile */
-#include <ctype.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,32 +50,6 @@ typedef struct {
     int rounds;
     long mismatches;
 } Worker;
-
-/* The board form of a FEN's first two fields (ranks 9 to 0, then w, r or b): 0 if not readable. */
-static int read_board(const char *fen, int8_t board[90], int *side)
-{
-    static const char letters[] = "KRCNPAB"; /* codes 1-7; Black's are 8 more */
-    int rank = 9, file = 0;
-    memset(board, 0, 90);
-    for (; *fen && *fen != ' '; fen++) {
-        const char *letter = strchr(letters, toupper((unsigned char)*fen));
-        if (*fen == '/' && file == 9 && rank > 0) {
-            rank--;
-            file = 0;
-        } else if (*fen >= '1' && *fen <= '9') {
-            file += *fen - '0';
-        } else if (letter && file < 9) {
-            int black = islower((unsigned char)*fen) ? 8 : 0;
-            board[rank * 9 + file++] = (int8_t)(letter - letters + 1 + black);
-        } else {
-            return 0;
-        }
-    }
-    if (rank != 0 || file != 9 || !*fen || !fen[1] || !strchr("wrb", fen[1]))
-        return 0;
-    *side = fen[1] == 'b' ? XQTB_BLACK : XQTB_RED;
-    return 1;
-}
 
 static Answer ask(const XqtbTablebase *tb, const Position *p, int kind)
 {
@@ -127,7 +100,7 @@ static int expect(const XqtbTablebase *tb, Position *positions, size_t count)
     int differ = 0;
     for (size_t i = 0; i < count; i++) {
         Position *p = &positions[i];
-        p->has_board = read_board(p->fen, p->board, &p->side);
+        p->has_board = xqtb_board_of_fen(p->fen, p->board, &p->side) == XQTB_OK;
         for (int kind = 0; kind < KINDS; kind++) {
             int board = kind == WDL_BOARD || kind == DTC_BOARD;
             if (board && !p->has_board)

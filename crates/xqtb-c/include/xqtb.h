@@ -213,6 +213,16 @@ void xqtb_close(struct XqtbTablebase *tb);
 int xqtb_largest(const struct XqtbTablebase *tb);
 
 /*
+ The board form of the FEN's position (as [`xqtb_probe_wdl_board`] takes it): its 90 codes
+ into `board`, the side to move into `*side`. For tools and tests that hold FENs; a search
+ keeps its own board.
+
+ # Safety
+ `fen` is a NUL-terminated string, `board` writable for 90 bytes, `side` writable.
+ */
+int xqtb_board_of_fen(const char *fen, int8_t *board, int *side);
+
+/*
  The FEN's position: win, draw or loss for the side to move into `*wdl` ([`XQTB_WIN`],
  [`XQTB_DRAW`], [`XQTB_LOSS`]). For search: reads only the table's win/draw/loss blocks.
 

@@ -20,7 +20,9 @@ use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 use xqtb_core::tablebase::{Dtm, MoveValue};
-use xqtb_core::{from_codes, parse_fen, Color, Outcome, Position, ProbeError, Tablebase, Value};
+use xqtb_core::{
+    from_codes, parse_fen, Color, Outcome, Position, ProbeError, Square, Tablebase, Value,
+};
 
 /// Success.
 pub const XQTB_OK: c_int = 0;
@@ -306,6 +308,34 @@ pub unsafe extern "C" fn xqtb_close(tb: *mut XqtbTablebase) {
 #[no_mangle]
 pub unsafe extern "C" fn xqtb_largest(tb: *const XqtbTablebase) -> c_int {
     unsafe { tb.as_ref() }.map_or(0, |t| t.largest)
+}
+
+/// The board form of the FEN's position (as [`xqtb_probe_wdl_board`] takes it): its 90 codes
+/// into `board`, the side to move into `*side`. For tools and tests that hold FENs; a search
+/// keeps its own board.
+///
+/// # Safety
+/// `fen` is a NUL-terminated string, `board` writable for 90 bytes, `side` writable.
+#[no_mangle]
+pub unsafe extern "C" fn xqtb_board_of_fen(
+    fen: *const c_char,
+    board: *mut i8,
+    side: *mut c_int,
+) -> c_int {
+    guarded(|| {
+        let pos = position_of_fen(unsafe { text(fen, "fen") }?)?;
+        let codes: [i8; 90] = std::array::from_fn(|i| {
+            let piece = pos.piece_at(Square::new(i as u8));
+            // Codes are 0 to 15: they fit an `int8_t`.
+            piece.map_or(0, |p| p.code() as i8)
+        });
+        let turn = match pos.turn() {
+            Color::Red => XQTB_RED,
+            Color::Black => XQTB_BLACK,
+        };
+        unsafe { put(board.cast::<[i8; 90]>(), codes, "board") }?;
+        unsafe { put(side, turn, "side") }
+    })
 }
 
 /// The FEN's position: win, draw or loss for the side to move into `*wdl` ([`XQTB_WIN`],

@@ -112,6 +112,14 @@ fn every_answer_equals_the_rust_apis() {
                 XQTB_BLACK
             };
             let want = expected(rust.probe_dtc(&pos).unwrap());
+            let (mut from_fen, mut side_of_fen) = ([0i8; 90], -1);
+            let s =
+                unsafe { xqtb_board_of_fen(fen.as_ptr(), from_fen.as_mut_ptr(), &mut side_of_fen) };
+            assert_eq!(
+                (s, from_fen, side_of_fen),
+                (XQTB_OK, board, side_code),
+                "{fen:?}"
+            );
             let (mut wdl, mut wdl_b) = (9, 9);
             let (mut v, mut v_b) = (XqtbValue::default(), XqtbValue::default());
             unsafe {
@@ -272,6 +280,11 @@ fn bad_arguments_are_status_codes_with_a_message() {
         );
         assert!(last_error().contains("wdl is NULL"));
         let bad = c("4k4/4a4/9/9/9/4N4/9/5K3/9 w");
+        let (mut board, mut side) = ([0i8; 90], 0);
+        assert_eq!(
+            xqtb_board_of_fen(bad.as_ptr(), board.as_mut_ptr(), &mut side),
+            XQTB_ERR_POSITION
+        );
         assert_eq!(xqtb_probe_dtc(tb, bad.as_ptr(), &mut v), XQTB_ERR_POSITION);
         assert!(last_error().contains("bad FEN"), "{}", last_error());
         let not_utf8 = [0xffu8 as c_char, 0];
