@@ -95,6 +95,42 @@ fn an_open_limit_closes_tables_and_answers_the_same() {
     );
 }
 
+/// `open_with_cache` bounds each open table's block cache by the size given (here one block
+/// a table), and answers as the default cache does.
+#[test]
+fn a_cache_size_bounds_each_tables_blocks() {
+    let default = Tablebase::open(tables()).unwrap();
+    let small = Tablebase::open_with_cache(tables(), 1).unwrap();
+    for pos in positions(5_000, 11) {
+        assert_eq!(
+            small.probe_dtc(&pos).unwrap(),
+            default.probe_dtc(&pos).unwrap(),
+            "{pos:?}"
+        );
+    }
+    // One block a table: the largest block a file can hold, summed over the files.
+    let one_block_each: usize = crate::common::tables(tables())
+        .iter()
+        .map(|(name, _)| {
+            let header = xqtb::table::read_header(&tables().join(name)).unwrap();
+            xqtb::table::cache_limit(&header, 1)
+        })
+        .sum();
+    assert!(small.cached_bytes() > 0);
+    assert!(
+        small.cached_bytes() <= one_block_each,
+        "{} bytes cached, more than a block a table ({one_block_each})",
+        small.cached_bytes()
+    );
+    // The same probes read the same blocks: the default cache keeps more of them.
+    assert!(
+        default.cached_bytes() > small.cached_bytes(),
+        "the default cache held {} bytes, the one-block cache {}",
+        default.cached_bytes(),
+        small.cached_bytes()
+    );
+}
+
 /// Best moves and the position's value satisfy Definition 9's recurrence: the value of a
 /// position is the best value among its moves (a quiet move into (r, d) is worth (r, d + 1) to
 /// the mover; a capture converts), and a position without a legal move is lost at 0.
@@ -250,10 +286,13 @@ fn errors_are_typed_and_name_what_is_wrong() {
     let e = Tablebase::open(&missing).err().unwrap();
     assert!(matches!(e, ProbeError::Directory { .. }) && e.to_string().contains("no-such-dir"));
     let file = tables().join(format!("{MAT}.xqtb"));
-    assert!(matches!(
-        Tablebase::open(file),
-        Err(ProbeError::Directory { .. })
-    ));
+    match Tablebase::open(&file) {
+        Err(ProbeError::Directory { dir, source }) => {
+            assert_eq!(dir, file);
+            assert_eq!(source.kind(), std::io::ErrorKind::NotADirectory, "{source}");
+        }
+        other => panic!("a file opened as a directory: {:?}", other.err()),
+    }
 }
 
 #[test]

@@ -196,6 +196,16 @@ const char *xqtb_last_error(void);
 int xqtb_open(const char *dir, struct XqtbTablebase **out);
 
 /*
+ [`xqtb_open`] with a block cache of `cache_bytes` of decompressed blocks per open table (at
+ least one block is kept whatever the figure). An engine probing spread-out positions of
+ 8-piece tables, whose files are tens of megabytes, wants more than the default 16 MiB.
+
+ # Safety
+ `dir` is a NUL-terminated string; `out` points to writable memory for a pointer.
+ */
+int xqtb_open_with_cache(const char *dir, size_t cache_bytes, struct XqtbTablebase **out);
+
+/*
  Closes a handle [`xqtb_open`] gave (NULL is ignored). No probe may use it after.
 
  # Safety

@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
-use xqtb_core::tablebase::{Dtm, MoveValue};
+use xqtb_core::tablebase::{Dtm, MoveValue, DEFAULT_CACHE_BYTES};
 use xqtb_core::{
     from_codes, parse_fen, Color, Outcome, Position, ProbeError, Square, Tablebase, Value,
 };
@@ -276,9 +276,25 @@ fn wdl_of(o: Outcome) -> c_int {
 /// `dir` is a NUL-terminated string; `out` points to writable memory for a pointer.
 #[no_mangle]
 pub unsafe extern "C" fn xqtb_open(dir: *const c_char, out: *mut *mut XqtbTablebase) -> c_int {
+    // Safety: the caller's contract is this function's.
+    unsafe { xqtb_open_with_cache(dir, DEFAULT_CACHE_BYTES, out) }
+}
+
+/// [`xqtb_open`] with a block cache of `cache_bytes` of decompressed blocks per open table (at
+/// least one block is kept whatever the figure). An engine probing spread-out positions of
+/// 8-piece tables, whose files are tens of megabytes, wants more than the default 16 MiB.
+///
+/// # Safety
+/// `dir` is a NUL-terminated string; `out` points to writable memory for a pointer.
+#[no_mangle]
+pub unsafe extern "C" fn xqtb_open_with_cache(
+    dir: *const c_char,
+    cache_bytes: usize,
+    out: *mut *mut XqtbTablebase,
+) -> c_int {
     guarded(|| {
         let dir = Path::new(unsafe { text(dir, "dir") }?);
-        let tablebase = Tablebase::open(dir).map_err(probe_failure)?;
+        let tablebase = Tablebase::open_with_cache(dir, cache_bytes).map_err(probe_failure)?;
         let largest = tablebase.largest().map_err(probe_failure)? as c_int;
         let handle = Box::into_raw(Box::new(XqtbTablebase { tablebase, largest }));
         unsafe { put(out, handle, "out") }.inspect_err(|_| {

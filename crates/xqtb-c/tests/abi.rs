@@ -257,6 +257,47 @@ fn a_directory_without_dtm_tables_says_which_is_missing() {
     unsafe { xqtb_close(tb) };
 }
 
+/// A handle with a one-block cache per table answers as one with the default cache.
+#[test]
+fn a_handle_with_a_small_cache_answers_the_same() {
+    let (tb, status) = open(tables());
+    assert_eq!(status, XQTB_OK);
+    let dir = c(tables().to_str().unwrap());
+    let mut small: *mut XqtbTablebase = std::ptr::null_mut();
+    assert_eq!(
+        unsafe { xqtb_open_with_cache(dir.as_ptr(), 1, &mut small) },
+        XQTB_OK,
+        "{}",
+        last_error()
+    );
+    let ix = Indexer::new("KNKA".parse().unwrap()).unwrap();
+    let mut probed = 0;
+    for i in (0..ix.size()).step_by(7) {
+        let Some(pos) = ix.decode(i, Color::Red).filter(|p| !p.opponent_in_check()) else {
+            continue;
+        };
+        let board = board_of(&pos);
+        let (mut want, mut got) = (XqtbValue::default(), XqtbValue::default());
+        unsafe {
+            assert_eq!(
+                xqtb_probe_dtc_board(tb, board.as_ptr(), XQTB_RED, &mut want),
+                XQTB_OK
+            );
+            assert_eq!(
+                xqtb_probe_dtc_board(small, board.as_ptr(), XQTB_RED, &mut got),
+                XQTB_OK
+            );
+        }
+        assert_eq!(got, want, "{}", to_fen(&pos));
+        probed += 1;
+    }
+    assert!(probed > 1000, "{probed} positions");
+    unsafe {
+        xqtb_close(small);
+        xqtb_close(tb);
+    }
+}
+
 #[test]
 fn bad_arguments_are_status_codes_with_a_message() {
     let (tb, status) = open(tables());

@@ -161,11 +161,12 @@ impl Tablebase {
 
 #[pymethods]
 impl Tablebase {
-    /// Opens the tables in the directory `path`. Raises FileError if it is missing or not a
-    /// directory.
+    /// Opens the tables in the directory `path`, each table with a block cache of `cache_bytes`
+    /// (default 16 MiB). Raises FileError if it is missing or not a directory.
     #[new]
-    fn new(path: PathBuf) -> PyResult<Tablebase> {
-        let tb = xqtb_core::Tablebase::open(&path).map_err(probe_error)?;
+    #[pyo3(signature = (path, cache_bytes = xqtb_core::tablebase::DEFAULT_CACHE_BYTES))]
+    fn new(path: PathBuf, cache_bytes: usize) -> PyResult<Tablebase> {
+        let tb = xqtb_core::Tablebase::open_with_cache(&path, cache_bytes).map_err(probe_error)?;
         Ok(Tablebase { tb })
     }
 

@@ -75,6 +75,11 @@ def test_values_match(tb, legal):
     assert_same([(a["fen"], tb.probe_dtc(a["fen"]), value(a)) for a in legal])
 
 
+def test_a_small_cache_answers_the_same(tables, legal):
+    small = xqtb.Tablebase(tables, cache_bytes=1)  # one block a table
+    assert_same([(a["fen"], small.probe_dtc(a["fen"]), value(a)) for a in legal])
+
+
 def test_moves_match_best_first(tb, legal):
     def want(a):
         return [(m["move"], m["capture"], m["best"], *value(m)) for m in a["moves"]]

@@ -86,7 +86,7 @@ pub enum ProbeError {
     Directory {
         /// The directory given.
         dir: PathBuf,
-        /// The I/O error (`NotADirectory` for a path that is not one).
+        /// The OS's error (`ENOTDIR` for a path that is not a directory).
         source: std::io::Error,
     },
     /// The position is illegal (the side not to move is in check): no table holds a value for it.
@@ -316,14 +316,20 @@ impl Tablebase {
     /// Opens a directory of tables with a [`DEFAULT_CACHE_BYTES`] block cache per table. Tables
     /// are opened when first probed.
     pub fn open(dir: impl AsRef<Path>) -> Result<Tablebase, ProbeError> {
+        Tablebase::open_with_cache(dir, DEFAULT_CACHE_BYTES)
+    }
+
+    /// [`Tablebase::open`] with a block cache of `cache_bytes` of decompressed blocks per open
+    /// table (at least one block): an engine probing spread-out positions of large tables wants
+    /// more than the default.
+    pub fn open_with_cache(
+        dir: impl AsRef<Path>,
+        cache_bytes: usize,
+    ) -> Result<Tablebase, ProbeError> {
         let dir = dir.as_ref();
-        let not_dir = || std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a directory");
-        match std::fs::metadata(dir) {
-            Ok(m) if m.is_dir() => Ok(Tablebase::new(dir, DEFAULT_CACHE_BYTES)),
-            Ok(_) => Err(ProbeError::Directory {
-                dir: dir.to_owned(),
-                source: not_dir(),
-            }),
+        // Listing the directory checks it the way the OS reports it: a file gives ENOTDIR.
+        match std::fs::read_dir(dir) {
+            Ok(_) => Ok(Tablebase::new(dir, cache_bytes)),
             Err(source) => Err(ProbeError::Directory {
                 dir: dir.to_owned(),
                 source,
@@ -425,6 +431,16 @@ impl Tablebase {
     /// How many tables are open now.
     pub fn open_count(&self) -> usize {
         self.open.lock().unwrap().tables.len()
+    }
+
+    /// Bytes of decompressed blocks the open tables' caches hold now: at most the cache size
+    /// given at opening for each open table.
+    pub fn cached_bytes(&self) -> usize {
+        let open = self.open.lock().unwrap();
+        open.tables
+            .values()
+            .map(|(t, _)| t.file.cached_bytes())
+            .sum()
     }
 
     /// Why the (DTC) table of `material` could not be used, if it failed to open or its
