@@ -12,7 +12,7 @@ use std::cmp::Reverse;
 use std::path::PathBuf;
 use xqtb_core::table::TableError as CoreTableError;
 use xqtb_core::tablebase::{Dtm, DtmMove, MoveValue};
-use xqtb_core::{parse_fen, Outcome, Position, ProbeError, Value};
+use xqtb_core::{parse_position, Outcome, Position, ProbeError, Value};
 
 /// The pure-Python module that defines the classes below.
 const TYPES: &str = "xqtb._types";
@@ -65,9 +65,10 @@ fn probe_error(e: ProbeError) -> PyErr {
     }
 }
 
-/// The position a FEN describes (only its board and side fields are read).
+/// The position a FEN (only its board and side fields are read) or the classic query system's
+/// string describes: `xqtb probe` reads both.
 fn position(fen: &str) -> PyResult<Position> {
-    parse_fen(fen).map_err(|e| PositionError::new_err(format!("bad FEN {fen:?}: {e}")))
+    parse_position(fen).map_err(|e| PositionError::new_err(format!("bad position {fen:?}: {e}")))
 }
 
 /// An instance of the class `name` of `xqtb._types` (imported into `class` on first use).
@@ -137,7 +138,8 @@ fn dtm_move<'py>(py: Python<'py>, m: &DtmMove, best: bool) -> PyResult<Bound<'py
     make(py, &CLASS, "DtmMove", args)
 }
 
-/// A directory of xqtb tables, probed by FEN. Tables open on first use (each with a 16 MiB
+/// A directory of xqtb tables, probed by FEN (or the classic query system's string, such as
+/// `4K44B49994n495k399`). Tables open on first use (each with a 16 MiB
 /// block cache) and stay open. One instance may be shared by any number of threads: probes
 /// release the interpreter while they read the tables.
 #[pyclass(module = "xqtb", frozen)]

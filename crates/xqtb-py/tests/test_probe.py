@@ -75,6 +75,11 @@ def test_values_match(tb, legal):
     assert_same([(a["fen"], tb.probe_dtc(a["fen"]), value(a)) for a in legal])
 
 
+def test_the_classic_string_is_read_as_the_fen(tb, legal):
+    # `xqtb probe --json` gives each position's classic string (`qstring`) beside its FEN.
+    assert_same([(a["qstring"], tb.probe_dtc(a["qstring"]), value(a)) for a in legal])
+
+
 def test_a_small_cache_answers_the_same(tables, legal):
     small = xqtb.Tablebase(tables, cache_bytes=1)  # one block a table
     assert_same([(a["fen"], small.probe_dtc(a["fen"]), value(a)) for a in legal])

@@ -5,7 +5,8 @@ from pathlib import Path
 from ._types import Dtm, DtmMove, MoveValue, Outcome, Value
 
 class Tablebase:
-    """A directory of xqtb tables, probed by FEN; shareable between threads."""
+    """A directory of xqtb tables, probed by FEN or the classic query string; shareable between
+    threads."""
 
     def __init__(self, path: str | os.PathLike[str], cache_bytes: int = 16 << 20) -> None: ...
     @property

@@ -73,7 +73,7 @@ class Error(Exception):
 
 
 class PositionError(Error, ValueError):
-    """The FEN cannot be parsed, or the position is illegal (the side not to move is in check,
+    """The FEN (or classic string) cannot be parsed, or the position is illegal (the side not to move is in check,
     or a piece stands where it never can)."""
 
 
