@@ -26,13 +26,13 @@ use crate::piece::Color;
 use crate::position::Position;
 use crate::retro::Bitmap;
 use crate::table::{
-    distance_implied, is_stand_in, merge_tallies, resolve, side_char, Firsts, Histogram,
+    distance_implied, is_stand_in, merge_tallies, resolve, side_char, Firsts, Header, Histogram,
     SideCounts, Tally, LOST_AT_ONCE, WIN_AT_ONCE,
 };
 use crate::tablebase::{MoveValue, OpenTable, ProbeError, Tablebase};
 use crate::value::Outcome;
 use crate::value::Value;
-use crate::value::CODE_NONE;
+use crate::value::{CODE_NONE, DERIVED_ORDER};
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
@@ -58,42 +58,55 @@ pub struct Report {
     pub failures: Vec<Failure>,
 }
 
-/// The values of one side's entries, read by the other side's checks: a [`Value::code`] of 4
-/// bytes an entry ([`CODE_NONE`], or a code meaning nothing, for illegal ones) in a temporary
+/// The values of one side's entries, read by the other side's checks: each entry's
+/// [`Value::code`] ([`CODE_NONE`], or a code meaning nothing, for illegal ones) in a temporary
 /// file mapped into memory. Its pages are the file's, which the system can write out: the RAM
 /// `verify` needs stays a few bits an entry. A derived side's (`formats/table.md` §5) are found
 /// from their moves once, and read by the orders' checks too; a stored side's are read from the
 /// file once (a child's value is then one read, not a trip through the block cache).
+///
+/// An entry takes 2 bytes ([`Narrow`]) when the table has no order above 0 and its distances
+/// fit, else 4: the record table's side is 9.8 GB rather than 19.7, and the side its checks read
+/// at random stays in the page cache.
 struct SideValues {
     side: Color,
+    width: usize,
     map: memmap2::MmapMut,
 }
 
 impl SideValues {
-    fn new(side: Color, entries: u64) -> Result<SideValues, ProbeError> {
+    fn new(
+        side: Color,
+        h: &Header,
+        histograms: &ByColor<Histogram>,
+    ) -> Result<SideValues, ProbeError> {
+        let width = if Narrow::holds(h, histograms) { 2 } else { 4 };
         let dir = std::env::temp_dir();
         let io = |e| ProbeError::Table(crate::table::TableError::io(&dir)(e));
         let file = tempfile::tempfile_in(&dir).map_err(io)?;
-        file.set_len(4 * entries).map_err(io)?;
+        file.set_len(width as u64 * h.entries).map_err(io)?;
         // Safety: the file is this process's alone (created unlinked: no other process can
         // open, truncate or write it while it is mapped).
         let map = unsafe { memmap2::MmapMut::map_mut(&file) }.map_err(io)?;
-        Ok(SideValues { side, map })
+        Ok(SideValues { side, width, map })
     }
 
     /// The values `t` stores for `side`, block by block.
-    fn stored(t: &OpenTable, side: Color) -> Result<SideValues, ProbeError> {
+    fn stored(
+        t: &OpenTable,
+        side: Color,
+        histograms: &ByColor<Histogram>,
+    ) -> Result<SideValues, ProbeError> {
         let h = t.file.header();
-        let mut values = SideValues::new(side, h.entries)?;
+        let mut values = SideValues::new(side, h, histograms)?;
+        let width = values.width;
         values
             .map
-            .par_chunks_mut(4 * h.block_entries as usize)
+            .par_chunks_mut(width * h.block_entries as usize)
             .enumerate()
             .try_for_each(|(block, bytes)| -> Result<(), ProbeError> {
                 let codes = t.file.read_stored_raw(side, block as u64)?;
-                for (b, code) in bytes.chunks_exact_mut(4).zip(codes) {
-                    b.copy_from_slice(&code.to_le_bytes());
-                }
+                put_codes(width, bytes, &codes);
                 Ok(())
             })?;
         Ok(values)
@@ -101,18 +114,87 @@ impl SideValues {
 
     /// The value of entry `index` (a legal position's).
     fn get(&self, index: u64) -> Value {
-        let at = 4 * index as usize;
-        let code = u32::from_le_bytes(self.map[at..at + 4].try_into().expect("4 bytes"));
+        let at = self.width * index as usize;
+        let code = code_at(self.width, &self.map[at..at + self.width]);
         Value::from_code(code).unwrap_or(Value::Draw)
     }
 
     /// The codes of `len` entries from `first`.
     fn block(&self, first: u64, len: usize) -> Vec<u32> {
-        let at = 4 * first as usize;
-        self.map[at..at + 4 * len]
-            .chunks_exact(4)
-            .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+        let at = self.width * first as usize;
+        self.map[at..at + self.width * len]
+            .chunks_exact(self.width)
+            .map(|b| code_at(self.width, b))
             .collect()
+    }
+}
+
+/// Writes `codes` into `bytes`, `width` bytes each.
+fn put_codes(width: usize, bytes: &mut [u8], codes: &[u32]) {
+    if width == 2 {
+        for (b, &code) in bytes.chunks_exact_mut(2).zip(codes) {
+            b.copy_from_slice(&Narrow::of(code).to_le_bytes());
+        }
+    } else {
+        for (b, code) in bytes.chunks_exact_mut(4).zip(codes) {
+            b.copy_from_slice(&code.to_le_bytes());
+        }
+    }
+}
+
+/// The code held in `b`, `width` bytes.
+fn code_at(width: usize, b: &[u8]) -> u32 {
+    if width == 2 {
+        Narrow::code(u16::from_le_bytes([b[0], b[1]]))
+    } else {
+        u32::from_le_bytes(b.try_into().expect("4 bytes"))
+    }
+}
+
+/// The 2-byte form of the codes of a table of order 0: a code below [`Narrow::STAND_IN`] is
+/// itself (none, draw, and every value of order 0 and distance below `STAND_IN - 2`), and the
+/// two stand-ins of a win or loss at once (`formats/table.md` §5) take the two codes above.
+struct Narrow;
+
+impl Narrow {
+    const STAND_IN: u16 = u16::MAX - 1;
+
+    /// Whether every code of the table has a 2-byte form: it has no order above 0, and its
+    /// longest distance (both sides' histograms) is short enough.
+    fn holds(h: &Header, histograms: &ByColor<Histogram>) -> bool {
+        let longest = Color::ALL
+            .iter()
+            .flat_map(|&c| histograms[c].keys())
+            .map(|&(_, d)| d)
+            .max()
+            .unwrap_or(0);
+        h.max_order == 0 && (longest as u32) + 2 < Narrow::STAND_IN as u32
+    }
+
+    /// The 2-byte form of `code`. A code without one (of an order above 0: not in a table whose
+    /// header says it has none, unless the file is wrong) becomes [`CODE_NONE`]: the entry holding
+    /// it fails its own check, which reads the file, and the header's counts.
+    fn of(code: u32) -> u16 {
+        if code < Narrow::STAND_IN as u32 {
+            return code as u16;
+        }
+        match Value::from_code(code) {
+            Some(v) if is_stand_in(v) => Narrow::STAND_IN + (v.outcome() == Outcome::Win) as u16,
+            _ => CODE_NONE as u16,
+        }
+    }
+
+    /// The code of a 2-byte form.
+    fn code(narrow: u16) -> u32 {
+        if narrow < Narrow::STAND_IN {
+            return narrow as u32;
+        }
+        let distance = if narrow == Narrow::STAND_IN { 0 } else { 1 };
+        Value::Decided {
+            order: DERIVED_ORDER,
+            distance,
+        }
+        .code()
     }
 }
 
@@ -211,13 +293,14 @@ pub fn verify_table(
     let at_once = mark_at_once(tb, &t, progress)?;
     // A derived side's values come from its moves into the other side (format 4 §5): found
     // first, and kept for the other side's checks and the orders'.
+    let histograms = ByColor::new(|side| t.file.histogram(side));
     let mut derived = h
         .derived
-        .map(|side| SideValues::new(side, h.entries))
+        .map(|side| SideValues::new(side, &h, &histograms))
         .transpose()?;
     let captures = CaptureMemo::new(tb, material)?;
     // The side whose values the file stores (the one not derived; Red's if none is).
-    let stored = SideValues::stored(&t, !h.derived.unwrap_or(Color::Black))?;
+    let stored = SideValues::stored(&t, !h.derived.unwrap_or(Color::Black), &histograms)?;
     let legal = ByColor::new(|_| Bitmap::new(h.entries));
     // The derived side first: the other side's checks read its values.
     let order = match h.derived {
@@ -230,9 +313,13 @@ pub fn verify_table(
         // otherwise its children on the derived side are read from there.
         let (slots, lookup) = match derived.as_mut() {
             Some(d) if d.side == turn => {
-                let slots: Vec<Mutex<&mut [u8]>> =
-                    d.map.chunks_mut(4 * be as usize).map(Mutex::new).collect();
-                (Some(slots), None)
+                let width = d.width;
+                let slots: Vec<Mutex<&mut [u8]>> = d
+                    .map
+                    .chunks_mut(width * be as usize)
+                    .map(Mutex::new)
+                    .collect();
+                (Some((width, slots)), None)
             }
             other => (None, other.map(|d| &*d)),
         };
@@ -249,7 +336,9 @@ pub fn verify_table(
         let (stats, (hist, firsts)) = (0..h.blocks_per_side())
             .into_par_iter()
             .map(|block| {
-                let slot = slots.as_ref().map(|s| &s[block as usize]);
+                let slot = slots
+                    .as_ref()
+                    .map(|(width, s)| (&s[block as usize], *width));
                 let counts = checker.block(turn, block, slot)?;
                 progress(h.block_len(block) as u64);
                 Ok(counts)
@@ -318,7 +407,7 @@ impl Checker<'_> {
         &self,
         turn: Color,
         block: u64,
-        slot: Option<&Mutex<&mut [u8]>>,
+        slot: Option<(&Mutex<&mut [u8]>, usize)>,
     ) -> Result<(SideCounts, (Histogram, Firsts)), ProbeError> {
         // Raw codes: this pass decides legality itself (the file stores nothing for illegal
         // entries).
@@ -341,11 +430,8 @@ impl Checker<'_> {
             st.count(value, mult, index);
             tally.add(value, mult, index);
         }
-        if let (Some(slot), Some(values)) = (slot, values) {
-            let mut slot = slot.lock().unwrap();
-            for (bytes, code) in slot.chunks_exact_mut(4).zip(values) {
-                bytes.copy_from_slice(&code.to_le_bytes());
-            }
+        if let (Some((slot, width)), Some(values)) = (slot, values) {
+            put_codes(width, &mut slot.lock().unwrap(), &values);
         }
         Ok((st, tally.finish()))
     }
@@ -517,5 +603,52 @@ impl Values<'_> {
             }
         }
         Ok(codes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every code a table of order 0 can hold, stand-ins included, keeps its value through the
+    /// 2-byte form; a code of an order above 0 has none.
+    #[test]
+    fn the_narrow_form_keeps_every_code_of_order_0() {
+        let mut codes = vec![CODE_NONE, Value::Draw.code()];
+        for distance in [0, 1, 2, 3, 254, 255, 256, 1000, 0xFFFB] {
+            codes.push(Value::Decided { order: 0, distance }.code());
+        }
+        for distance in [0, 1] {
+            codes.push(
+                Value::Decided {
+                    order: DERIVED_ORDER,
+                    distance,
+                }
+                .code(),
+            );
+        }
+        for &code in &codes {
+            assert_eq!(Narrow::code(Narrow::of(code)), code, "{code:#x}");
+        }
+        let mut narrow: Vec<u16> = codes.iter().map(|&c| Narrow::of(c)).collect();
+        narrow.sort();
+        narrow.dedup();
+        assert_eq!(narrow.len(), codes.len(), "two codes share a form");
+        let order_1 = Value::Decided {
+            order: 1,
+            distance: 3,
+        }
+        .code();
+        assert_eq!(Narrow::of(order_1), CODE_NONE as u16);
+        // The two widths read back what they wrote.
+        for width in [2, 4] {
+            let mut bytes = vec![0u8; width * codes.len()];
+            put_codes(width, &mut bytes, &codes);
+            let back: Vec<u32> = bytes
+                .chunks_exact(width)
+                .map(|b| code_at(width, b))
+                .collect();
+            assert_eq!(back, codes, "width {width}");
+        }
     }
 }
