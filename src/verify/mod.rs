@@ -20,10 +20,11 @@ mod orders;
 pub use dtm::{verify_dtm, DtcCheck, DtmError, DtmReport};
 
 use crate::fen::to_fen;
+use crate::index::{Decoder, Split};
 use crate::material::Material;
 use crate::piece::ByColor;
 use crate::piece::Color;
-use crate::position::Position;
+use crate::position::{Move, Position};
 use crate::retro::Bitmap;
 use crate::table::{
     distance_implied, is_stand_in, merge_tallies, resolve, side_char, Firsts, Header, Histogram,
@@ -417,9 +418,14 @@ impl Checker<'_> {
         let mut tally = Tally::new();
         // Only the derived side's values are kept (for the other side's checks).
         let mut values = slot.map(|_| vec![CODE_NONE; codes.len()]);
+        let mut decoder = Decoder::new(self.t.indexer());
         for (k, &code) in codes.iter().enumerate() {
             let index = first + k as u64;
-            let Some(value) = self.entry(turn, index, code, slot.is_some())? else {
+            let Some((pos, split)) = decoder.decode_split(index, turn) else {
+                continue;
+            };
+            let at = Entry { pos, index, split };
+            let Some(value) = self.entry(&at, code, slot.is_some())? else {
                 continue;
             };
             self.legal[turn].set(index);
@@ -439,18 +445,12 @@ impl Checker<'_> {
     /// Checks entry `index` of `turn` (stored `code`) against its children; returns its value,
     /// or `None` if it is not a legal position (or holds no value: a failure). `derived`: the
     /// entry is on the derived side (no wins or losses at once are marked there).
-    fn entry(
-        &self,
-        turn: Color,
-        index: u64,
-        code: u32,
-        derived: bool,
-    ) -> Result<Option<Value>, ProbeError> {
+    fn entry(&self, at: &Entry, code: u32, derived: bool) -> Result<Option<Value>, ProbeError> {
         let fail = self.fail;
-        let pos = self.t.indexer().decode(index, turn);
-        let Some(pos) = pos.filter(|p| !p.opponent_in_check()) else {
+        let (pos, index, turn) = (&*at.pos, at.index, at.pos.turn());
+        if pos.opponent_in_check() {
             return Ok(None);
-        };
+        }
         let Some(stored) = Value::from_code(code) else {
             fail(
                 to_fen(&pos),
@@ -458,7 +458,7 @@ impl Checker<'_> {
             );
             return Ok(None);
         };
-        let moves = child_values(self, &pos)?;
+        let moves = child_values(self, at)?;
         let expected = moves
             .iter()
             .map(|m| m.for_mover())
@@ -538,13 +538,25 @@ fn mark_at_once(
     Ok(at_once)
 }
 
-/// The value of every legal move of `pos` (a position of the checked table's material), as
+/// An entry being checked: its position (the decoder's board), index and the index taken apart
+/// (`Indexer::split`: what a defender's step starts from).
+struct Entry<'a> {
+    pos: &'a mut Position,
+    index: u64,
+    split: Split,
+}
+
+/// Every [`STEP_CHECK`]-th entry has each quiet child's index found both ways.
+const STEP_CHECK: u64 = 61;
+
+/// The value of every legal move of `at`'s position (of the checked table's material), as
 /// [`Tablebase::probe_moves`] gives them: captures probed in their tables (through the
 /// checker's [`CaptureMemo`]), quiet moves read from the stored values (the checker's
 /// [`SideValues::stored`], or the file) with the wins and losses at once its `at_once` marks,
 /// or from the `derived` side's values.
-fn child_values(c: &Checker, pos: &Position) -> Result<Vec<MoveValue>, ProbeError> {
+fn child_values(c: &Checker, at: &Entry) -> Result<Vec<MoveValue>, ProbeError> {
     let (tb, t, at_once, derived) = (c.tb, c.t, c.at_once, c.derived);
+    let pos = &*at.pos;
     let mut out = Vec::new();
     for mv in pos.legal_moves() {
         let capture = pos.is_capture(mv);
@@ -553,7 +565,7 @@ fn child_values(c: &Checker, pos: &Position) -> Result<Vec<MoveValue>, ProbeErro
         let value = if capture {
             c.captures.probe(tb, &child)?
         } else {
-            let (side, index) = (child.turn(), t.indexer().encode(&child)?);
+            let (side, index) = (child.turn(), c.child_index(at, mv, &child)?);
             if let Some(d) = derived.filter(|d| d.side == side) {
                 out.push(MoveValue {
                     mv,
@@ -575,6 +587,38 @@ fn child_values(c: &Checker, pos: &Position) -> Result<Vec<MoveValue>, ProbeErro
         out.push(MoveValue { mv, capture, value });
     }
     Ok(out)
+}
+
+impl Checker<'_> {
+    /// The entry the quiet move `mv` of `at` reaches (`child` the position after it): a rank
+    /// update for an attacker's move (`Indexer::moved`), table look-ups for a defender's
+    /// (`Indexer::moved_defender`), else `Indexer::encode`. The steps are the index layer's,
+    /// which the builder uses too; so that the verifier still tests them rather than trusts
+    /// them, every [`STEP_CHECK`]-th entry's children are encoded from scratch as well, and a
+    /// difference fails the table.
+    fn child_index(&self, at: &Entry, mv: Move, child: &Position) -> Result<u64, ProbeError> {
+        let ix = self.t.indexer();
+        let pos = &*at.pos;
+        let code = pos.piece_at(mv.from).map_or(0, |p| p.code());
+        let stepped = ix.moved(at.index, code, mv.from, mv.to, pos).or_else(|| {
+            ix.moved_defender(&at.split, pos.turn(), mv.from, mv.to)
+                .map(|(index, _)| index)
+        });
+        let Some(index) = stepped else {
+            return Ok(ix.encode(child)?);
+        };
+        if at.index % STEP_CHECK == 0 {
+            let encoded = ix.encode(child)?;
+            if encoded != index {
+                (self.fail)(
+                    to_fen(pos),
+                    format!("the move {mv} steps to entry {index}, but its position encodes to {encoded}"),
+                );
+                return Ok(encoded);
+            }
+        }
+        Ok(index)
+    }
 }
 
 /// Every entry's value as the entries' checks found them, for the orders' checks: the derived
