@@ -424,7 +424,11 @@ impl Checker<'_> {
             let Some((pos, split)) = decoder.decode_split(index, turn) else {
                 continue;
             };
-            let at = Entry { pos, index, split };
+            let at = Entry {
+                pos: &*pos,
+                index,
+                split,
+            };
             let Some(value) = self.entry(&at, code, slot.is_some())? else {
                 continue;
             };
@@ -447,7 +451,7 @@ impl Checker<'_> {
     /// entry is on the derived side (no wins or losses at once are marked there).
     fn entry(&self, at: &Entry, code: u32, derived: bool) -> Result<Option<Value>, ProbeError> {
         let fail = self.fail;
-        let (pos, index, turn) = (&*at.pos, at.index, at.pos.turn());
+        let (pos, index, turn) = (at.pos, at.index, at.pos.turn());
         if pos.opponent_in_check() {
             return Ok(None);
         }
@@ -541,7 +545,7 @@ fn mark_at_once(
 /// An entry being checked: its position (the decoder's board), index and the index taken apart
 /// (`Indexer::split`: what a defender's step starts from).
 struct Entry<'a> {
-    pos: &'a mut Position,
+    pos: &'a Position,
     index: u64,
     split: Split,
 }
@@ -556,7 +560,7 @@ const STEP_CHECK: u64 = 61;
 /// or from the `derived` side's values.
 fn child_values(c: &Checker, at: &Entry) -> Result<Vec<MoveValue>, ProbeError> {
     let (tb, t, at_once, derived) = (c.tb, c.t, c.at_once, c.derived);
-    let pos = &*at.pos;
+    let pos = at.pos;
     let mut out = Vec::new();
     for mv in pos.legal_moves() {
         let capture = pos.is_capture(mv);
@@ -598,7 +602,7 @@ impl Checker<'_> {
     /// difference fails the table.
     fn child_index(&self, at: &Entry, mv: Move, child: &Position) -> Result<u64, ProbeError> {
         let ix = self.t.indexer();
-        let pos = &*at.pos;
+        let pos = at.pos;
         let code = pos.piece_at(mv.from).map_or(0, |p| p.code());
         let stepped = ix.moved(at.index, code, mv.from, mv.to, pos).or_else(|| {
             ix.moved_defender(&at.split, pos.turn(), mv.from, mv.to)
