@@ -77,7 +77,7 @@ fn verify_dtc(args: &Args, materials: &[Material], out: super::Out) -> super::Re
     for &m in materials {
         let entries = tb
             .table(m)
-            .map(|t| 4 * t.file.header().entries) // two passes over both sides
+            .map(|t| 2 * xqtb::verify::PASSES * t.file.header().entries)
             .unwrap_or(0);
         let bar = super::progress_bar(entries, &format!("verify {m}"), args.quiet);
         let result = xqtb::verify::verify_table(&tb, m, &|n| bar.inc(n));

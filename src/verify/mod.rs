@@ -14,17 +14,18 @@
 //! nothing for them), and the header's counts must match the entries. Streaming: blocks in parallel, children read through
 //! bounded block caches. Distance-to-mate tables have their own verifier ([`verify_dtm`]).
 
+mod at_once;
 mod dtm;
 mod orders;
 
 pub use dtm::{verify_dtm, DtcCheck, DtmError, DtmReport};
 
 use crate::fen::to_fen;
-use crate::index::{Decoder, Split};
+use crate::index::{Decoder, Indexer, Split};
 use crate::material::Material;
 use crate::piece::ByColor;
 use crate::piece::Color;
-use crate::position::{Move, Position};
+use crate::position::{Move, MoveList, Position};
 use crate::retro::Bitmap;
 use crate::table::{
     distance_implied, is_stand_in, merge_tallies, resolve, side_char, Firsts, Header, Histogram,
@@ -267,9 +268,12 @@ fn order_seed(value: Value, expected: Value) -> bool {
     )
 }
 
+/// Passes over each entry of both sides that [`verify_table`] reports to its `progress`.
+pub const PASSES: u64 = 3;
+
 /// Checks every checksum of `material`'s table (a typed error on the first bad one), then
-/// verifies every entry. `progress` is called with entries done: each entry of both sides twice
-/// (two passes), `4 × entries` in all.
+/// verifies every entry. `progress` is called with entries done: each entry of both sides in
+/// each of [`PASSES`] passes, `2 × PASSES × entries` in all.
 pub fn verify_table(
     tb: &Tablebase,
     material: Material,
@@ -291,7 +295,10 @@ pub fn verify_table(
     // Entries whose distance the file does not store (wins and losses at once), found first
     // from their children's WDL: the entries' checks below then read their quiet children's
     // values from the file and these marks, not by resolving each child from its own children.
-    let at_once = mark_at_once(tb, &t, progress)?;
+    let at_once::Marks {
+        legal: positions,
+        at_once,
+    } = at_once::mark(tb, &t, progress)?;
     // A derived side's values come from its moves into the other side (format 4 §5): found
     // first, and kept for the other side's checks and the orders'.
     let histograms = ByColor::new(|side| t.file.histogram(side));
@@ -328,6 +335,7 @@ pub fn verify_table(
             tb,
             t: &t,
             at_once: &at_once,
+            positions: &positions,
             derived: lookup,
             stored: &stored,
             legal: &legal,
@@ -392,6 +400,8 @@ struct Checker<'a> {
     tb: &'a Tablebase,
     t: &'a OpenTable,
     at_once: &'a ByColor<Bitmap>,
+    /// The entries that are legal positions (what a quiet move's legality is read from).
+    positions: &'a ByColor<Bitmap>,
     derived: Option<&'a SideValues>,
     /// The stored side's values ([`SideValues::stored`]).
     stored: &'a SideValues,
@@ -457,7 +467,7 @@ impl Checker<'_> {
         }
         let Some(stored) = Value::from_code(code) else {
             fail(
-                to_fen(&pos),
+                to_fen(pos),
                 format!("legal position without a value (code {code:#x})"),
             );
             return Ok(None);
@@ -478,68 +488,24 @@ impl Checker<'_> {
         if is_stand_in(stored) && stored.outcome() != value.outcome() {
             let held = stored.outcome();
             fail(
-                to_fen(&pos),
+                to_fen(pos),
                 format!("holds a {held:?} but its moves give {value}"),
             );
         }
         if !derived && distance_implied(value) != self.at_once[turn].get(index) {
             fail(
-                to_fen(&pos),
+                to_fen(pos),
                 format!("holds {value} by its moves' values but not by their outcomes"),
             );
         }
         if value != expected && !order_seed(value, expected) {
             fail(
-                to_fen(&pos),
+                to_fen(pos),
                 format!("holds {value}, its moves give {expected}"),
             );
         }
         Ok(Some(value))
     }
-}
-
-/// The entries of `t` whose values are wins or losses at once (format 4 §5: their distances are
-/// not stored), decided as [`Tablebase::probe_dtc`] decides them.
-fn mark_at_once(
-    tb: &Tablebase,
-    t: &OpenTable,
-    progress: &(dyn Fn(u64) + Sync),
-) -> Result<ByColor<Bitmap>, ProbeError> {
-    let h = t.file.header();
-    let be = h.block_entries as u64;
-    let at_once = ByColor::new(|_| Bitmap::new(h.entries));
-    for turn in Color::ALL {
-        if h.derived == Some(turn) {
-            // Its values come from its moves (with its values, `verify_table`), none stored.
-            progress(h.entries);
-            continue;
-        }
-        (0..h.blocks_per_side()).into_par_iter().try_for_each(
-            |block| -> Result<(), ProbeError> {
-                let codes = t.file.read_stored_raw(turn, block)?;
-                for (k, &code) in codes.iter().enumerate() {
-                    let index = block * be + k as u64;
-                    let pos = t.indexer().decode(index, turn);
-                    let pos = pos.filter(|p| !p.opponent_in_check());
-                    let (Some(pos), Some(stored)) = (pos, Value::from_code(code)) else {
-                        continue;
-                    };
-                    let value = resolve(
-                        stored,
-                        || tb.wins_at_once(&pos),
-                        || pos.has_legal_quiet(),
-                        || tb.derive(&pos, stored.outcome()),
-                    )?;
-                    if distance_implied(value) {
-                        at_once[turn].set(index);
-                    }
-                }
-                progress(codes.len() as u64);
-                Ok(())
-            },
-        )?;
-    }
-    Ok(at_once)
 }
 
 /// An entry being checked: its position (the decoder's board), index and the index taken apart
@@ -550,7 +516,20 @@ struct Entry<'a> {
     split: Split,
 }
 
-/// Every [`STEP_CHECK`]-th entry has each quiet child's index found both ways.
+/// The entry the quiet move `mv` of `at` reaches, by the index layer's steps: a rank update for
+/// an attacker's move (`Indexer::moved`), table look-ups for a defender's
+/// (`Indexer::moved_defender`). `None` where no step applies. The move need not be legal: the
+/// entry is then one whose position is not legal.
+fn quiet_step(ix: &Indexer, at: &Entry, mv: Move) -> Option<u64> {
+    let pos = at.pos;
+    let code = pos.piece_at(mv.from).map_or(0, |p| p.code());
+    ix.moved(at.index, code, mv.from, mv.to, pos).or_else(|| {
+        ix.moved_defender(&at.split, pos.turn(), mv.from, mv.to)
+            .map(|(index, _)| index)
+    })
+}
+
+/// Every [`STEP_CHECK`]-th entry has each quiet move's entry and legality found both ways.
 const STEP_CHECK: u64 = 61;
 
 /// The value of every legal move of `at`'s position (of the checked table's material), as
@@ -561,15 +540,23 @@ const STEP_CHECK: u64 = 61;
 fn child_values(c: &Checker, at: &Entry) -> Result<Vec<MoveValue>, ProbeError> {
     let (tb, t, at_once, derived) = (c.tb, c.t, c.at_once, c.derived);
     let pos = at.pos;
-    let mut out = Vec::new();
-    for mv in pos.legal_moves() {
+    let mut moves = MoveList::new();
+    pos.pseudo_legal_moves(&mut moves);
+    let mut out = Vec::with_capacity(moves.len());
+    for mv in moves {
         let capture = pos.is_capture(mv);
-        let mut child = pos.clone();
-        child.play(mv);
         let value = if capture {
+            let mut child = pos.clone();
+            child.play(mv);
+            if child.opponent_in_check() {
+                continue;
+            }
             c.captures.probe(tb, &child)?
         } else {
-            let (side, index) = (child.turn(), c.child_index(at, mv, &child)?);
+            let side = !pos.turn();
+            let Some(index) = c.quiet_child(at, mv)? else {
+                continue;
+            };
             if let Some(d) = derived.filter(|d| d.side == side) {
                 out.push(MoveValue {
                     mv,
@@ -594,34 +581,51 @@ fn child_values(c: &Checker, at: &Entry) -> Result<Vec<MoveValue>, ProbeError> {
 }
 
 impl Checker<'_> {
-    /// The entry the quiet move `mv` of `at` reaches (`child` the position after it): a rank
-    /// update for an attacker's move (`Indexer::moved`), table look-ups for a defender's
-    /// (`Indexer::moved_defender`), else `Indexer::encode`. The steps are the index layer's,
-    /// which the builder uses too; so that the verifier still tests them rather than trusts
-    /// them, every [`STEP_CHECK`]-th entry's children are encoded from scratch as well, and a
-    /// difference fails the table.
-    fn child_index(&self, at: &Entry, mv: Move, child: &Position) -> Result<u64, ProbeError> {
+    /// The entry the quiet move `mv` of `at` reaches, `None` if the move is not legal: by
+    /// [`quiet_step`], its legality read from the scan's legal entries, else by playing the
+    /// move and encoding. The steps are the index layer's, which the builder uses too; so that
+    /// the verifier still tests them rather than trusts them, every [`STEP_CHECK`]-th entry's
+    /// moves are also played, tested for king safety and encoded from scratch, and a difference
+    /// fails the table.
+    fn quiet_child(&self, at: &Entry, mv: Move) -> Result<Option<u64>, ProbeError> {
         let ix = self.t.indexer();
-        let pos = at.pos;
-        let code = pos.piece_at(mv.from).map_or(0, |p| p.code());
-        let stepped = ix.moved(at.index, code, mv.from, mv.to, pos).or_else(|| {
-            ix.moved_defender(&at.split, pos.turn(), mv.from, mv.to)
-                .map(|(index, _)| index)
-        });
-        let Some(index) = stepped else {
-            return Ok(ix.encode(child)?);
-        };
-        if at.index % STEP_CHECK == 0 {
-            let encoded = ix.encode(child)?;
-            if encoded != index {
-                (self.fail)(
-                    to_fen(pos),
-                    format!("the move {mv} steps to entry {index}, but its position encodes to {encoded}"),
-                );
-                return Ok(encoded);
+        let side = !at.pos.turn();
+        let stepped = quiet_step(ix, at, mv);
+        let Some(index) = stepped.filter(|_| !at.index.is_multiple_of(STEP_CHECK)) else {
+            let mut child = at.pos.clone();
+            child.play(mv);
+            let legal = !child.opponent_in_check();
+            let encoded = if legal {
+                Some(ix.encode(&child)?)
+            } else {
+                None
+            };
+            if let Some(index) = stepped {
+                self.check_step(at, mv, index, encoded);
             }
-        }
-        Ok(index)
+            return Ok(encoded);
+        };
+        Ok(self.positions[side].get(index).then_some(index))
+    }
+
+    /// Fails the table if the quiet move `mv` of `at` steps to `index` where playing it gives
+    /// `encoded` (`None`: the move is not legal).
+    fn check_step(&self, at: &Entry, mv: Move, index: u64, encoded: Option<u64>) {
+        let side = !at.pos.turn();
+        let stepped_legal = self.positions[side].get(index);
+        let what = match encoded {
+            Some(e) if e != index => {
+                format!("steps to entry {index}, but its position encodes to {e}")
+            }
+            Some(_) if !stepped_legal => {
+                format!("steps to entry {index}, not marked legal, but the move is legal")
+            }
+            None if stepped_legal => {
+                format!("steps to entry {index}, marked legal, but the move is not legal")
+            }
+            _ => return,
+        };
+        (self.fail)(to_fen(at.pos), format!("the move {mv} {what}"));
     }
 }
 
