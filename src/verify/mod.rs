@@ -36,7 +36,7 @@ use crate::value::Outcome;
 use crate::value::Value;
 use crate::value::{CODE_NONE, DERIVED_ORDER};
 use rayon::prelude::*;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Mutex;
 
 /// One entry whose value its children contradict.
@@ -200,60 +200,6 @@ impl Narrow {
     }
 }
 
-/// The values of the supporting tables' positions that captures reach, each resolved once
-/// through [`Tablebase::probe_dtc`] and kept: many positions capture into the same one, and a
-/// supporting table's position on its derived side is resolved from its moves, and theirs
-/// (KRKNN: three tenths of `verify` went there). A table is kept only if it has at most
-/// [`MEMO_ENTRIES`] entries a side; a code plus one an entry, 0 until found.
-struct CaptureMemo {
-    tables: Vec<(Material, [Vec<AtomicU32>; 2])>,
-}
-
-/// The largest supporting table [`CaptureMemo`] keeps (64 MiB for both sides).
-const MEMO_ENTRIES: u64 = 8 << 20;
-
-impl CaptureMemo {
-    /// A memo for the supporting tables of `material` small enough to keep.
-    fn new(tb: &Tablebase, material: Material) -> Result<CaptureMemo, ProbeError> {
-        let mut tables: Vec<(Material, [Vec<AtomicU32>; 2])> = Vec::new();
-        for color in Color::ALL {
-            for role in crate::piece::Role::ALL {
-                let Some(sub) = material.captured(color, role).map(|m| m.canonical()) else {
-                    continue;
-                };
-                if tables.iter().any(|(m, _)| *m == sub) {
-                    continue;
-                }
-                let entries = tb.table(sub)?.file.header().entries;
-                if entries <= MEMO_ENTRIES {
-                    let side = || (0..entries).map(|_| AtomicU32::new(0)).collect();
-                    tables.push((sub, [side(), side()]));
-                }
-            }
-        }
-        Ok(CaptureMemo { tables })
-    }
-
-    /// The value of `child`, a position a capture reaches ([`Tablebase::probe_dtc`]).
-    fn probe(&self, tb: &Tablebase, child: &Position) -> Result<Value, ProbeError> {
-        let (material, side, index) = tb.entry_of(child)?;
-        let Some((_, memo)) = self.tables.iter().find(|(m, _)| *m == material) else {
-            return tb.probe_dtc(child);
-        };
-        let slot = &memo[side.index()][index as usize];
-        let known = match slot.load(Relaxed) {
-            0 => None,
-            c => Value::from_code(c - 1),
-        };
-        if let Some(v) = known {
-            return Ok(v);
-        }
-        let v = tb.probe_dtc(child)?;
-        slot.store(v.code() + 1, Relaxed);
-        Ok(v)
-    }
-}
-
 /// Failures kept for printing.
 const KEEP: usize = 20;
 
@@ -306,7 +252,6 @@ pub fn verify_table(
         .derived
         .map(|side| SideValues::new(side, &h, &histograms))
         .transpose()?;
-    let captures = CaptureMemo::new(tb, material)?;
     // The side whose values the file stores (the one not derived; Red's if none is).
     let stored = SideValues::stored(&t, !h.derived.unwrap_or(Color::Black), &histograms)?;
     let legal = ByColor::new(|_| Bitmap::new(h.entries));
@@ -339,7 +284,6 @@ pub fn verify_table(
             derived: lookup,
             stored: &stored,
             legal: &legal,
-            captures: &captures,
             fail: &fail,
         };
         let (stats, (hist, firsts)) = (0..h.blocks_per_side())
@@ -407,7 +351,6 @@ struct Checker<'a> {
     stored: &'a SideValues,
     /// Where the checks mark the legal entries with a value (for the orders' checks).
     legal: &'a ByColor<Bitmap>,
-    captures: &'a CaptureMemo,
     fail: &'a (dyn Fn(String, String) + Sync),
 }
 
@@ -533,8 +476,11 @@ fn quiet_step(ix: &Indexer, at: &Entry, mv: Move) -> Option<u64> {
 const STEP_CHECK: u64 = 61;
 
 /// The value of every legal move of `at`'s position (of the checked table's material), as
-/// [`Tablebase::probe_moves`] gives them: captures probed in their tables (through the
-/// checker's [`CaptureMemo`]), quiet moves read from the stored values (the checker's
+/// [`Tablebase::probe_moves`] gives them, but for captures: a capture's worth to the mover
+/// depends only on the outcome it reaches ([`MoveValue::for_mover`]: it converts), so the value
+/// at once of that outcome stands for the position's (its WDL probe reads a supporting table's
+/// derived side directly, where its value would be a search of its moves). Quiet moves are read
+/// from the stored values (the checker's
 /// [`SideValues::stored`], or the file) with the wins and losses at once its `at_once` marks,
 /// or from the `derived` side's values.
 fn child_values(c: &Checker, at: &Entry) -> Result<Vec<MoveValue>, ProbeError> {
@@ -551,7 +497,11 @@ fn child_values(c: &Checker, at: &Entry) -> Result<Vec<MoveValue>, ProbeError> {
             if child.opponent_in_check() {
                 continue;
             }
-            c.captures.probe(tb, &child)?
+            match tb.probe_wdl(&child)? {
+                Outcome::Win => WIN_AT_ONCE,
+                Outcome::Loss => LOST_AT_ONCE,
+                Outcome::Draw => Value::Draw,
+            }
         } else {
             let side = !pos.turn();
             let Some(index) = c.quiet_child(at, mv)? else {
