@@ -1,21 +1,22 @@
 //! Which entries are legal positions, and which hold wins or losses at once (`formats/table.md`
 //! §5: the file does not store their distances), decided as [`Tablebase::probe_dtc`] decides
-//! them, but table-wide: a position's moves are looked at once here, where the reader's rule
+//! them, but table-wide: each position's moves are looked at once here, where the reader's rule
 //! asks about each child's moves again.
 //!
 //! The reader calls a stored win a win at once if a capture reaches a lost position, or a quiet
 //! move a lost position whose every move captures ([`Tablebase::wins_at_once`]); a stored loss
-//! is a loss at once if its every move captures. So one scan of both sides marks the *cornered*
-//! entries (legal, lost, no legal quiet move): a stored loss is lost at once exactly when it is
-//! cornered, and a stored win is won at once when a capture wins or a quiet move reaches a
-//! cornered entry, found by the index layer's steps without playing the move. A quiet move
-//! whose position is not legal (it leaves the mover's king attacked) reaches an entry the scan
-//! did not mark legal, hence not cornered: quiet moves need no king-safety test.
+//! is a loss at once if its every move captures. So one scan of both sides marks the legal
+//! entries and the *cornered* ones (legal, lost, without a legal quiet move): a stored loss is
+//! lost at once exactly when it is cornered. Cornered entries are few, and the scan marks their
+//! predecessors by a quiet move (`Position::retro_moves`) as *won quietly*; a stored win is won
+//! at once when it is won quietly or a capture reaches a lost position.
+//!
+//! The marks need not be trusted: the entries' checks find each checked entry's value from its
+//! moves, and fail an entry whose value is at once but not marked, or marked but not at once.
 
-use super::{quiet_step, Entry};
-use crate::index::Decoder;
+use crate::index::{Decoder, Indexer};
 use crate::piece::{ByColor, Color};
-use crate::position::{Move, MoveList, Position};
+use crate::position::{MoveList, Position};
 use crate::retro::Bitmap;
 use crate::table::{distance_implied, resolve};
 use crate::tablebase::{OpenTable, ProbeError, Tablebase};
@@ -30,47 +31,30 @@ pub(super) struct Marks {
     pub at_once: ByColor<Bitmap>,
 }
 
-/// Scans both sides of `t` for legal and cornered entries, then marks the stored sides' wins
-/// and losses at once. `progress` is called with entries done, `4 × entries` in all (each entry
-/// of both sides in two passes).
+/// Scans both sides of `t` for legal, cornered and quietly won entries, then marks the stored
+/// sides' wins and losses at once. `progress` is called with entries done, `4 × entries` in all
+/// (each entry of both sides in two passes).
 pub(super) fn mark(
     tb: &Tablebase,
     t: &OpenTable,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Result<Marks, ProbeError> {
     let h = t.file.header();
-    let legal = ByColor::new(|_| Bitmap::new(h.entries));
-    let cornered = ByColor::new(|_| Bitmap::new(h.entries));
+    let scan = Scan {
+        t,
+        legal: ByColor::new(|_| Bitmap::new(h.entries)),
+        cornered: ByColor::new(|_| Bitmap::new(h.entries)),
+        won_quietly: ByColor::new(|_| Bitmap::new(h.entries)),
+    };
     for turn in Color::ALL {
         for_each_block(t, |block| {
-            let codes = t.file.read_stored_raw(turn, block)?;
-            let first = block * h.block_entries as u64;
-            let mut decoder = Decoder::new(t.indexer());
-            for (k, &code) in codes.iter().enumerate() {
-                let index = first + k as u64;
-                let Some(pos) = decoder.decode_mut(index, turn) else {
-                    continue;
-                };
-                if pos.opponent_in_check() {
-                    continue;
-                }
-                legal[turn].set(index);
-                let lost = Value::from_code(code).is_some_and(|v| v.outcome() == Outcome::Loss);
-                if lost && !pos.has_legal_quiet() {
-                    cornered[turn].set(index);
-                }
-            }
-            progress(codes.len() as u64);
+            scan.block(turn, block)?;
+            progress(h.block_len(block) as u64);
             Ok(())
         })?;
     }
     let at_once = ByColor::new(|_| Bitmap::new(h.entries));
-    let marker = Marker {
-        tb,
-        t,
-        legal: &legal,
-        cornered: &cornered,
-    };
+    let marker = Marker { tb, t, scan: &scan };
     for turn in Color::ALL {
         if h.derived == Some(turn) {
             // Its values come from its moves (with its values, `verify_table`): none stored.
@@ -83,7 +67,10 @@ pub(super) fn mark(
             Ok(())
         })?;
     }
-    Ok(Marks { legal, at_once })
+    Ok(Marks {
+        legal: scan.legal,
+        at_once,
+    })
 }
 
 /// Runs `f` on every block of a side, in parallel.
@@ -96,12 +83,64 @@ fn for_each_block(
         .try_for_each(f)
 }
 
-/// What marking the wins and losses at once reads: the scan's legal and cornered entries.
+/// The first pass's marks.
+struct Scan<'a> {
+    t: &'a OpenTable,
+    /// Legal positions.
+    legal: ByColor<Bitmap>,
+    /// Legal, lost, and without a legal quiet move.
+    cornered: ByColor<Bitmap>,
+    /// Legal, with a quiet move into a cornered entry (marked on the stored sides only).
+    won_quietly: ByColor<Bitmap>,
+}
+
+impl Scan<'_> {
+    /// Marks the legal and cornered entries of `turn`'s `block`, and the cornered ones'
+    /// predecessors by a quiet move.
+    fn block(&self, turn: Color, block: u64) -> Result<(), ProbeError> {
+        let h = self.t.file.header();
+        let codes = self.t.file.read_stored_raw(turn, block)?;
+        let first = block * h.block_entries as u64;
+        let mut decoder = Decoder::new(self.t.indexer());
+        for (k, &code) in codes.iter().enumerate() {
+            let index = first + k as u64;
+            let Some(pos) = decoder.decode_mut(index, turn) else {
+                continue;
+            };
+            if pos.opponent_in_check() {
+                continue;
+            }
+            self.legal[turn].set(index);
+            let lost = Value::from_code(code).is_some_and(|v| v.outcome() == Outcome::Loss);
+            if !lost || pos.has_legal_quiet() {
+                continue;
+            }
+            self.cornered[turn].set(index);
+            if h.derived != Some(!turn) {
+                mark_predecessors(self.t.indexer(), pos, &self.won_quietly[!turn])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Marks in `won` the entries of every legal position from which a quiet move reaches `pos`
+/// (the position of an entry stands for its mirror image too: their predecessors are mirror
+/// images, numbered by the same entries).
+fn mark_predecessors(ix: &Indexer, pos: &Position, won: &Bitmap) -> Result<(), ProbeError> {
+    for mv in pos.retro_moves() {
+        let mut parent = pos.clone();
+        parent.unplay(mv);
+        won.set(ix.encode(&parent)?);
+    }
+    Ok(())
+}
+
+/// What marking the wins and losses at once reads: the scan's marks.
 struct Marker<'a> {
     tb: &'a Tablebase,
     t: &'a OpenTable,
-    legal: &'a ByColor<Bitmap>,
-    cornered: &'a ByColor<Bitmap>,
+    scan: &'a Scan<'a>,
 }
 
 impl Marker<'_> {
@@ -113,22 +152,18 @@ impl Marker<'_> {
         for (k, &code) in codes.iter().enumerate() {
             let index = first + k as u64;
             let stored = Value::from_code(code);
-            let (true, Some(stored)) = (self.legal[turn].get(index), stored) else {
+            let (true, Some(stored)) = (self.scan.legal[turn].get(index), stored) else {
                 continue;
             };
-            let Some((pos, split)) = decoder.decode_split(index, turn) else {
+            let Some(pos) = decoder.decode_mut(index, turn) else {
                 continue;
             };
-            let at = Entry {
-                pos: &*pos,
-                index,
-                split,
-            };
+            let pos = &*pos;
             let value = resolve(
                 stored,
-                || self.wins_at_once(&at),
-                || !self.cornered[turn].get(index),
-                || self.tb.derive(at.pos, stored.outcome()),
+                || self.wins_at_once(pos, index),
+                || !self.scan.cornered[turn].get(index),
+                || self.tb.derive(pos, stored.outcome()),
             )?;
             if distance_implied(value) {
                 at_once.set(index);
@@ -137,44 +172,22 @@ impl Marker<'_> {
         Ok(())
     }
 
-    /// Whether a move of `at` wins at once: a capture into a lost position, or a quiet move into
-    /// a cornered one ([`Tablebase::wins_at_once`]'s rule).
-    fn wins_at_once(&self, at: &Entry) -> Result<bool, ProbeError> {
-        let pos = at.pos;
-        let mut moves = MoveList::new();
-        pos.pseudo_legal_moves(&mut moves);
-        for &mv in moves.iter().filter(|&&mv| pos.is_capture(mv)) {
+    /// Whether a move of `pos` (entry `index`) wins at once: a quiet move into a cornered
+    /// entry, or a capture into a lost position ([`Tablebase::wins_at_once`]'s rule).
+    fn wins_at_once(&self, pos: &Position, index: u64) -> Result<bool, ProbeError> {
+        if self.scan.won_quietly[pos.turn()].get(index) {
+            return Ok(true);
+        }
+        let mut captures = MoveList::new();
+        pos.pseudo_captures(|mv| captures.push(mv));
+        for mv in captures {
             let mut child = pos.clone();
             child.play(mv);
             if !child.opponent_in_check() && self.tb.probe_wdl(&child)? == Outcome::Loss {
                 return Ok(true);
             }
         }
-        let them = !pos.turn();
-        for &mv in moves.iter().filter(|&&mv| !pos.is_capture(mv)) {
-            let index = match quiet_step(self.t.indexer(), at, mv) {
-                Some(index) => index,
-                None => match self.played_quiet(pos, mv)? {
-                    Some(index) => index,
-                    None => continue,
-                },
-            };
-            if self.cornered[them].get(index) {
-                return Ok(true);
-            }
-        }
         Ok(false)
-    }
-
-    /// The entry of the position the quiet move `mv` reaches, found by playing it and encoding;
-    /// `None` if the move is not legal.
-    fn played_quiet(&self, pos: &Position, mv: Move) -> Result<Option<u64>, ProbeError> {
-        let mut child = pos.clone();
-        child.play(mv);
-        if child.opponent_in_check() {
-            return Ok(None);
-        }
-        Ok(Some(self.t.indexer().encode(&child)?))
     }
 }
 
