@@ -124,14 +124,18 @@ impl Scan<'_> {
     }
 }
 
-/// Marks in `won` the entries of every legal position from which a quiet move reaches `pos`
-/// (the position of an entry stands for its mirror image too: their predecessors are mirror
-/// images, numbered by the same entries).
+/// Marks in `won` the entries of every legal position from which a quiet move reaches `pos` or
+/// its mirror image. An entry stands for a position and its mirror image unless both sides'
+/// defenders are symmetric; a predecessor's defenders may be symmetric where the entry's are
+/// not (a defender's move broke the symmetry), and then the predecessors of the mirror image
+/// have entries of their own.
 fn mark_predecessors(ix: &Indexer, pos: &Position, won: &Bitmap) -> Result<(), ProbeError> {
-    for mv in pos.retro_moves() {
-        let mut parent = pos.clone();
-        parent.unplay(mv);
-        won.set(ix.encode(&parent)?);
+    for pos in [pos.clone(), pos.mirror()] {
+        for mv in pos.retro_moves() {
+            let mut parent = pos.clone();
+            parent.unplay(mv);
+            won.set(ix.encode(&parent)?);
+        }
     }
     Ok(())
 }
@@ -279,6 +283,10 @@ mod tests {
             agrees("KRKN", Rules::None),
             agrees("KRKN", Rules::Asian),
             agrees("KRKC", Rules::Asian),
+            // A defender's quiet move from a position whose defenders are symmetric (its own
+            // entry, its mirror image another) into a cornered one numbered through its mirror
+            // image.
+            agrees("KCPAKA", Rules::None),
         ]
         .iter()
         .map(|found| found[1])
