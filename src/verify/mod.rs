@@ -214,6 +214,19 @@ fn order_seed(value: Value, expected: Value) -> bool {
     )
 }
 
+/// The legal entries and the stored sides' wins and losses at once of `material`'s table, as
+/// [`verify_table`]'s first two passes mark them: `(legal, at_once)`. For tests, which compare
+/// them with the reader's rule position by position.
+#[doc(hidden)]
+pub fn at_once_marks(
+    tb: &Tablebase,
+    material: Material,
+) -> Result<(ByColor<Bitmap>, ByColor<Bitmap>), ProbeError> {
+    let t = tb.table(material)?;
+    let marks = at_once::mark(tb, &t, &|_| ())?;
+    Ok((marks.legal, marks.at_once))
+}
+
 /// Passes over each entry of both sides that [`verify_table`] reports to its `progress`.
 pub const PASSES: u64 = 3;
 

@@ -31,3 +31,4 @@ mod fang_graphs;
 mod fang_materials;
 mod partial_bounds;
 mod partial_dtm_bounds;
+mod verify_at_once;
