@@ -251,9 +251,10 @@ pub fn verify_table(
         }
     };
     let be = h.block_entries as u64;
-    // Entries whose distance the file does not store (wins and losses at once), found first
-    // from their children's WDL: the entries' checks below then read their quiet children's
-    // values from the file and these marks, not by resolving each child from its own children.
+    // The legal entries, and those whose distance the file does not store (wins and losses at
+    // once), found first table-wide (`at_once`): the entries' checks below then read a quiet
+    // child's legality from the first and its value from the file and the second, not by
+    // resolving each child from its own children.
     let at_once::Marks {
         legal: positions,
         at_once,
