@@ -386,6 +386,8 @@ impl Checker<'_> {
         // Only the derived side's values are kept (for the other side's checks).
         let mut values = slot.map(|_| vec![CODE_NONE; codes.len()]);
         let mut decoder = Decoder::new(self.t.indexer());
+        // Each entry's moves and their values, the buffer reused from entry to entry.
+        let mut moves = Vec::new();
         for (k, &code) in codes.iter().enumerate() {
             let index = first + k as u64;
             let Some((pos, split)) = decoder.decode_split(index, turn) else {
@@ -396,7 +398,7 @@ impl Checker<'_> {
                 index,
                 split,
             };
-            let Some(value) = self.entry(&at, code, slot.is_some())? else {
+            let Some(value) = self.entry(&at, code, slot.is_some(), &mut moves)? else {
                 continue;
             };
             self.legal[turn].set(index);
@@ -416,7 +418,13 @@ impl Checker<'_> {
     /// Checks entry `index` of `turn` (stored `code`) against its children; returns its value,
     /// or `None` if it is not a legal position (or holds no value: a failure). `derived`: the
     /// entry is on the derived side (no wins or losses at once are marked there).
-    fn entry(&self, at: &Entry, code: u32, derived: bool) -> Result<Option<Value>, ProbeError> {
+    fn entry(
+        &self,
+        at: &Entry,
+        code: u32,
+        derived: bool,
+        moves: &mut Vec<MoveValue>,
+    ) -> Result<Option<Value>, ProbeError> {
         let fail = self.fail;
         let (pos, index, turn) = (at.pos, at.index, at.pos.turn());
         if pos.opponent_in_check() {
@@ -429,7 +437,7 @@ impl Checker<'_> {
             );
             return Ok(None);
         };
-        let moves = child_values(self, at)?;
+        child_values(self, at, moves)?;
         let expected = moves
             .iter()
             .map(|m| m.for_mover())
@@ -489,7 +497,8 @@ fn quiet_step(ix: &Indexer, at: &Entry, mv: Move) -> Option<u64> {
 /// Every [`STEP_CHECK`]-th entry has each quiet move's entry and legality found both ways.
 const STEP_CHECK: u64 = 61;
 
-/// The value of every legal move of `at`'s position (of the checked table's material), as
+/// The value of every legal move of `at`'s position (of the checked table's material), into `out`
+/// (cleared first; a buffer reused from entry to entry), as
 /// [`Tablebase::probe_moves`] gives them, but for captures: a capture's worth to the mover
 /// depends only on the outcome it reaches ([`MoveValue::for_mover`]: it converts), so the value
 /// at once of that outcome stands for the position's (its WDL probe reads a supporting table's
@@ -497,12 +506,12 @@ const STEP_CHECK: u64 = 61;
 /// from the stored values (the checker's
 /// [`SideValues::stored`], or the file) with the wins and losses at once its `at_once` marks,
 /// or from the `derived` side's values.
-fn child_values(c: &Checker, at: &Entry) -> Result<Vec<MoveValue>, ProbeError> {
+fn child_values(c: &Checker, at: &Entry, out: &mut Vec<MoveValue>) -> Result<(), ProbeError> {
     let (tb, t, at_once, derived) = (c.tb, c.t, c.at_once, c.derived);
     let pos = at.pos;
     let mut moves = MoveList::new();
     pos.pseudo_legal_moves(&mut moves);
-    let mut out = Vec::with_capacity(moves.len());
+    out.clear();
     for mv in moves {
         let capture = pos.is_capture(mv);
         let value = if capture {
@@ -541,7 +550,7 @@ fn child_values(c: &Checker, at: &Entry) -> Result<Vec<MoveValue>, ProbeError> {
         };
         out.push(MoveValue { mv, capture, value });
     }
-    Ok(out)
+    Ok(())
 }
 
 impl Checker<'_> {
