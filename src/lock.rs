@@ -76,11 +76,27 @@ impl FileLock {
     /// Takes the lock of `path` (creating the file, not its directory) in `mode` if no other
     /// holder prevents it; `None` if one does.
     pub fn try_take(path: &Path, mode: Mode) -> Result<Option<FileLock>, LockError> {
+        FileLock::try_take_file(path, mode, true)
+    }
+
+    /// [`FileLock::try_take`] of a lock file that exists: `None` if it does not, or if another
+    /// holder prevents the lock. For a look at lock files other builds may be removing: a lock
+    /// file created by the look would outlive the table it was for.
+    pub fn try_take_existing(path: &Path, mode: Mode) -> Result<Option<FileLock>, LockError> {
+        match FileLock::try_take_file(path, mode, false) {
+            Err(LockError::Io { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+                Ok(None)
+            }
+            r => r,
+        }
+    }
+
+    fn try_take_file(path: &Path, mode: Mode, create: bool) -> Result<Option<FileLock>, LockError> {
         loop {
             let file = OpenOptions::new()
                 .read(true)
                 .write(true)
-                .create(true)
+                .create(create)
                 .truncate(false)
                 .open(path)
                 .map_err(io_error(path))?;
@@ -283,6 +299,18 @@ mod tests {
         let new = FileLock::try_take(&p, Mode::Exclusive).unwrap().unwrap();
         assert!(same_file(&new.file, &p).unwrap());
         assert!(FileLock::try_take(&p, Mode::Exclusive).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_look_at_an_existing_lock_creates_none() {
+        let d = tempfile::tempdir().unwrap();
+        let p = d.path().join("gone.lock");
+        assert!(FileLock::try_take_existing(&p, Mode::Shared).unwrap().is_none());
+        assert!(!p.exists(), "the look created the lock file");
+        let held = FileLock::try_take(&p, Mode::Exclusive).unwrap().unwrap();
+        assert!(FileLock::try_take_existing(&p, Mode::Shared).unwrap().is_none());
+        drop(held);
+        assert!(FileLock::try_take_existing(&p, Mode::Shared).unwrap().is_some());
     }
 
     #[test]

@@ -84,6 +84,17 @@ impl Claim {
     }
 }
 
+/// Removes the lock files of `t`, present, that a build killed after its rename left (if no
+/// build holds them).
+pub(super) fn remove_left(opts: &BuildOptions, t: Target) -> Result<(), BuildError> {
+    for root in roots(opts) {
+        if let Some(lock) = FileLock::try_take_existing(&lock_path(root, t), Mode::Exclusive)? {
+            lock.remove()?;
+        }
+    }
+    Ok(())
+}
+
 /// Removes the lock directories if they are empty (no table being built or left unfinished):
 /// a build creating a lock file there meanwhile creates the directory again.
 pub(super) fn remove_lock_dirs(opts: &BuildOptions) {
@@ -107,8 +118,9 @@ pub(super) fn other_rules_at_work(opts: &BuildOptions) -> Option<String> {
     let entries = std::fs::read_dir(opts.dir.join(LOCKS_DIR)).ok()?;
     entries.flatten().find_map(|e| {
         let path = e.path();
-        // A lock we can share is held by nobody (an exclusive holder prevents it).
-        if FileLock::try_take(&path, Mode::Shared).ok()?.is_some() {
+        // A lock we can share is held by nobody (an exclusive holder prevents it). A lock file
+        // its holder removed meanwhile is not made again here: it would outlive its table.
+        if FileLock::try_take_existing(&path, Mode::Shared).ok()?.is_some() {
             return None;
         }
         let holder = std::fs::read_to_string(&path).ok()?;

@@ -575,13 +575,7 @@ pub fn build(
         }
     }
     if settled.len() == tables.len() {
-        // Derived values a build sharing the directory could not remove (this one read them
-        // then) go now, if nobody reads them.
-        if !opts.keep_derived && derived::any_kept(&opts.tmp) {
-            remove_derived(true, opts)?;
-            claim::remove_lock_dirs(opts);
-            let _ = std::fs::remove_dir(&opts.tmp);
-        }
+        tidy_settled(&tables, opts)?;
         return Ok(settled);
     }
     check_dir_rules(opts)?;
@@ -623,6 +617,22 @@ fn build_tables(
     result.map(|()| reports)
 }
 
+/// With every table present: what builds killed after their last table's rename left goes, if
+/// no build holds it: the tables' lock files, the derived values' lock, and the derived values a
+/// build sharing the directory could not remove (this one read them then).
+fn tidy_settled(tables: &[Target], opts: &BuildOptions) -> Result<(), BuildError> {
+    for &t in tables {
+        claim::remove_left(opts, t)?;
+    }
+    let values = !opts.keep_derived && derived::any_kept(&opts.tmp);
+    if values || opts.tmp.join(claim::DERIVED_LOCK).exists() {
+        remove_derived(values, opts)?;
+    }
+    claim::remove_lock_dirs(opts);
+    let _ = std::fs::remove_dir(&opts.tmp);
+    Ok(())
+}
+
 /// A shared hold on the derived values under `--tmp`: no build removes them while another may
 /// read them.
 fn derived_readers(opts: &BuildOptions) -> Result<crate::lock::FileLock, BuildError> {
@@ -642,7 +652,8 @@ fn derived_readers(opts: &BuildOptions) -> Result<crate::lock::FileLock, BuildEr
 /// build may read them: the last build of several sharing `--tmp` to end removes them all.
 fn remove_derived(values: bool, opts: &BuildOptions) -> Result<(), BuildError> {
     let path = opts.tmp.join(claim::DERIVED_LOCK);
-    if let Some(lock) = crate::lock::FileLock::try_take(&path, crate::lock::Mode::Exclusive)? {
+    let exclusive = crate::lock::Mode::Exclusive;
+    if let Some(lock) = crate::lock::FileLock::try_take_existing(&path, exclusive)? {
         if values {
             derived::remove_all(&opts.tmp);
         }

@@ -118,6 +118,29 @@ fn builds_share_the_family(n: usize) {
     assert_eq!(left_in(d.path()), Vec::<String>::new(), "left behind");
 }
 
+/// A build killed after its last table's rename leaves that table's lock file, and the derived
+/// values' lock under `--tmp`: the next build, finding every table present, removes them (no
+/// build holds them), so a finished directory holds only tables.
+#[test]
+fn a_finished_family_is_tidied_of_killed_builds_locks() {
+    let d = tempfile::tempdir().unwrap();
+    for (name, bytes) in reference() {
+        std::fs::write(d.path().join(name), bytes).unwrap();
+    }
+    let stale = ["KRKAABB.lock", "KAABBK.lock"];
+    std::fs::create_dir_all(d.path().join(".locks")).unwrap();
+    for lock in stale {
+        std::fs::write(d.path().join(".locks").join(lock), "xqtb lock 1\npid 1\n").unwrap();
+    }
+    std::fs::create_dir_all(d.path().join(".work")).unwrap();
+    std::fs::write(d.path().join(".work/.derived.lock"), "").unwrap();
+    assert_eq!(left_in(d.path()).len(), stale.len() + 1);
+    let out = spawn(&FAMILY, d.path(), &["--quiet"]).wait_with_output().unwrap();
+    assert_ok("a build of a present family", &out);
+    assert_eq!(left_in(d.path()), Vec::<String>::new(), "left behind");
+    assert!(&tables(d.path()) == reference(), "the tables changed");
+}
+
 #[test]
 fn two_builds_share_a_family() {
     builds_share_the_family(2);
