@@ -305,12 +305,18 @@ mod tests {
     fn a_look_at_an_existing_lock_creates_none() {
         let d = tempfile::tempdir().unwrap();
         let p = d.path().join("gone.lock");
-        assert!(FileLock::try_take_existing(&p, Mode::Shared).unwrap().is_none());
+        assert!(FileLock::try_take_existing(&p, Mode::Shared)
+            .unwrap()
+            .is_none());
         assert!(!p.exists(), "the look created the lock file");
         let held = FileLock::try_take(&p, Mode::Exclusive).unwrap().unwrap();
-        assert!(FileLock::try_take_existing(&p, Mode::Shared).unwrap().is_none());
+        assert!(FileLock::try_take_existing(&p, Mode::Shared)
+            .unwrap()
+            .is_none());
         drop(held);
-        assert!(FileLock::try_take_existing(&p, Mode::Shared).unwrap().is_some());
+        assert!(FileLock::try_take_existing(&p, Mode::Shared)
+            .unwrap()
+            .is_some());
     }
 
     #[test]

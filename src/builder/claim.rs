@@ -120,7 +120,10 @@ pub(super) fn other_rules_at_work(opts: &BuildOptions) -> Option<String> {
         let path = e.path();
         // A lock we can share is held by nobody (an exclusive holder prevents it). A lock file
         // its holder removed meanwhile is not made again here: it would outlive its table.
-        if FileLock::try_take_existing(&path, Mode::Shared).ok()?.is_some() {
+        if FileLock::try_take_existing(&path, Mode::Shared)
+            .ok()?
+            .is_some()
+        {
             return None;
         }
         let holder = std::fs::read_to_string(&path).ok()?;

@@ -135,7 +135,9 @@ fn a_finished_family_is_tidied_of_killed_builds_locks() {
     std::fs::create_dir_all(d.path().join(".work")).unwrap();
     std::fs::write(d.path().join(".work/.derived.lock"), "").unwrap();
     assert_eq!(left_in(d.path()).len(), stale.len() + 1);
-    let out = spawn(&FAMILY, d.path(), &["--quiet"]).wait_with_output().unwrap();
+    let out = spawn(&FAMILY, d.path(), &["--quiet"])
+        .wait_with_output()
+        .unwrap();
     assert_ok("a build of a present family", &out);
     assert_eq!(left_in(d.path()), Vec::<String>::new(), "left behind");
     assert!(&tables(d.path()) == reference(), "the tables changed");
