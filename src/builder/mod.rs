@@ -652,8 +652,7 @@ fn derived_readers(opts: &BuildOptions) -> Result<crate::lock::FileLock, BuildEr
 /// build may read them: the last build of several sharing `--tmp` to end removes them all.
 fn remove_derived(values: bool, opts: &BuildOptions) -> Result<(), BuildError> {
     let path = opts.tmp.join(claim::DERIVED_LOCK);
-    let exclusive = crate::lock::Mode::Exclusive;
-    if let Some(lock) = crate::lock::FileLock::try_take_existing(&path, exclusive)? {
+    if let Some(lock) = crate::lock::FileLock::try_take(&path, crate::lock::Mode::Exclusive)? {
         if values {
             derived::remove_all(&opts.tmp);
         }
