@@ -122,7 +122,7 @@ metrics = ["dtc", "dtm"] if metric == "both" else [metric]
 def stats(t):
     out = []
     for m in metrics:
-        p = subprocess.run([xq, "stats", "--dir", d, t, "--metric", m, "--json"], capture_output=True, text=True)
+        p = subprocess.run([xq, "stats", "--dir", d, t, "--metric", m, "--json", "--no-pawn-ranks"], capture_output=True, text=True)
         if p.returncode == 0:
             out.append(json.loads(p.stdout))
     return out

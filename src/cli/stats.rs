@@ -25,6 +25,10 @@ pub struct Args {
     /// object a line).
     #[arg(long, value_enum, default_value_t = MetricArg::Dtc)]
     metric: MetricArg,
+    /// Only what the file's header and value table hold: everything but `pawn_ranks`, which
+    /// reads every entry (minutes to an hour for the largest tables).
+    #[arg(long, conflicts_with = "partial_report")]
+    no_pawn_ranks: bool,
     /// Of the directory's partial table of the material (`formats/partial.md` §7): how much
     /// is resolved — exact counts 1, a one-sided bound ½, unknown 0 — overall and, with pawns,
     /// by each side's most advanced pawn.
@@ -41,7 +45,10 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     }
     let tb = Tablebase::new(&args.dir, 1 << 20);
     for &metric in Metrics::from(args.metric).list() {
-        let stats = query::table_stats_of(&tb, material, metric)?;
+        let stats = match args.no_pawn_ranks {
+            true => query::table_header_stats_of(&tb, material, metric)?,
+            false => query::table_stats_of(&tb, material, metric)?,
+        };
         print_stats(&stats, args.json, out)?;
     }
     Ok(())

@@ -66,6 +66,15 @@ fn pawn_split_matches_brute_force() {
     );
     assert_eq!(stats.sides.w.longest_wins.len(), 1);
     assert_eq!(stats.sides.w.longest_wins[0].distance, 19);
+    // From the header alone: the same statistics but the pawn split.
+    let header_only =
+        query::table_header_stats_of(&tb, "KPK".parse().unwrap(), xqtb::table::Metric::Dtc)
+            .unwrap();
+    let mut full = stats.clone();
+    for s in [&mut full.sides.w, &mut full.sides.b] {
+        s.pawn_ranks = None;
+    }
+    assert_eq!(header_only, full);
     // A table without pawns has no split.
     build("KNK", dir.path());
     let knk = query::table_stats(&tb, "KNK".parse().unwrap()).unwrap();
