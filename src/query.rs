@@ -604,8 +604,7 @@ pub fn table_stats_of(
 }
 
 /// [`table_stats_of`] from the file's header and value table alone: no `pawn_ranks` (`None`
-/// for every table), which read every entry (at KCPAABBKAA's rate, 88 s for 4.9e8 entries,
-/// about half an hour for the 9.8e9 of KCPAABBKAABB on two cores).
+/// for every table), the one part that reads every entry (`docs/usage.md` gives its cost).
 pub fn table_header_stats_of(
     tb: &Tablebase,
     material: Material,

@@ -604,9 +604,8 @@ impl StoreDir {
         };
         let size = f.metadata().map_err(io(&path))?.len();
         let mut entries = self.spare.lock().unwrap().pop().unwrap_or_default();
-        // A successful read overwrites every word, and a failed one drops the buffer: a
-        // recycled buffer keeps its old words rather than being zeroed first (zeroing 4 MiB a
-        // chunk was 2.5 % of a streamed ply's CPU).
+        // A successful read overwrites every word and a failed one drops the buffer, so a
+        // recycled buffer is not zeroed first: a streamed ply reads every chunk it rewrites.
         entries.resize_with(len, || AtomicU32::new(0));
         let words = words_of_mut(&mut entries);
         let expect = header(side, index, len, rec.gen);
