@@ -33,6 +33,7 @@ mod estimate;
 mod family;
 mod frontier;
 mod layout;
+mod openfile;
 mod parked;
 mod partial;
 mod pass;

@@ -536,7 +536,7 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
         .collect();
     let marks = UpdateMarks::of(work, dst);
     let work_ref = &*work;
-    let done = work.rewrite_chunks(
+    let done = work.update_open(
         dst,
         &logged,
         states,
@@ -545,11 +545,9 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
             Ok(true)
         },
     );
-    let done = done.map(|(states, written)| (states.iter().map(|s| s.1).sum::<u64>(), written));
+    let resolved = done.map(|states| states.iter().map(|s| s.1).sum::<u64>());
     work.buffers.sorted = sorted;
-    let (resolved, written) = done?;
-    work.record(dst, written);
-    Ok(resolved)
+    resolved
 }
 
 /// Applies chunk `c` of `dst`'s update log to `chunk`, reading it through `recs`; returns the
