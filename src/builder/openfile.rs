@@ -55,22 +55,18 @@ fn is_bare_count(w: u32) -> bool {
     w & !0xFF == UNCOUNTED
 }
 
-/// The bitmap of the unresolved entries of `entries` (64 a word, the chunk's local order) into
-/// `bits`; returns whether each of their words is a bare children count (width 1).
-pub fn open_bits(entries: &[AtomicU32], bits: &mut Vec<u64>) -> bool {
-    let mut narrow = true;
-    bits.clear();
-    bits.extend(entries.chunks(64).map(|es| {
-        let mut w = 0u64;
-        for (b, e) in es.iter().enumerate() {
-            let e = e.load(Relaxed);
-            let open = is_unresolved(e);
-            narrow &= !open || is_bare_count(e);
-            w |= (open as u64) << b;
-        }
-        w
-    }));
-    narrow
+/// The positions of the set bits of `bits`, in order.
+fn positions(bits: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    bits.iter().enumerate().flat_map(|(k, &w)| {
+        let mut w = w;
+        std::iter::from_fn(move || {
+            (w != 0).then(|| {
+                let b = w.trailing_zeros() as usize;
+                w &= w - 1;
+                64 * k + b
+            })
+        })
+    })
 }
 
 /// Bytes written through a fixed buffer, hashed on the way.
@@ -82,7 +78,6 @@ struct Sink<'w, W: Write> {
 }
 
 impl<W: Write> Sink<'_, W> {
-    #[inline]
     fn put(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         if self.buf.len() + bytes.len() > PIECE {
             self.flush()?;
@@ -100,18 +95,38 @@ impl<W: Write> Sink<'_, W> {
     }
 }
 
-/// Writes the open-words file of the entries of `entries` whose bits are set in `bits` (all
-/// unresolved; [`open_bits`] gives both), a byte each if `narrow`, with the resolution log's
-/// length `log_bytes`. Returns the bytes written.
+/// The bits of `bits` whose entries are still unresolved.
+fn still_open<'a>(bits: &'a [u64], entries: &'a [AtomicU32]) -> impl Iterator<Item = u64> + 'a {
+    bits.iter().enumerate().map(|(k, &w)| {
+        let (mut rest, mut open) = (w, w);
+        while rest != 0 {
+            let b = rest.trailing_zeros();
+            rest &= rest - 1;
+            if !is_unresolved(entries[64 * k + b as usize].load(Relaxed)) {
+                open &= !(1 << b);
+            }
+        }
+        open
+    })
+}
+
+/// Writes the open-words file of the entries of `entries` whose bits are set in `bits` and
+/// that are still unresolved, with the resolution log's length `log_bytes`. Returns the bytes
+/// written.
 pub fn write(
     out: &mut impl Write,
     tag: &Tag,
     log_bytes: u64,
-    (bits, narrow): (&[u64], bool),
+    bits: &[u64],
     entries: &[AtomicU32],
 ) -> std::io::Result<u64> {
     debug_assert_eq!(bits.len(), entries.len().div_ceil(64));
-    let count: u32 = bits.iter().map(|w| w.count_ones()).sum();
+    let word = |p: usize| entries[p].load(Relaxed);
+    let (mut count, mut narrow) = (0u32, true);
+    for (k, w) in still_open(bits, entries).enumerate() {
+        count += w.count_ones();
+        narrow &= positions(&[w]).all(|b| is_bare_count(word(64 * k + b)));
+    }
     let mut sink = Sink {
         out,
         crc: crc32fast::Hasher::new(),
@@ -119,18 +134,14 @@ pub fn write(
         size: 0,
     };
     sink.put(&header(tag, log_bytes, if narrow { 1 } else { 4 }, count))?;
-    for w in bits {
+    for w in still_open(bits, entries) {
         sink.put(&w.to_le_bytes())?;
     }
-    for (k, &w) in bits.iter().enumerate() {
-        let mut rest = w;
-        while rest != 0 {
-            let e = entries[64 * k + rest.trailing_zeros() as usize].load(Relaxed);
-            rest &= rest - 1;
-            debug_assert!(is_unresolved(e) && (!narrow || is_bare_count(e)));
+    for (k, w) in still_open(bits, entries).enumerate() {
+        for p in positions(&[w]).map(|b| 64 * k + b) {
             match narrow {
-                true => sink.put(&[e as u8])?,
-                false => sink.put(&e.to_le_bytes())?,
+                true => sink.put(&[word(p) as u8])?,
+                false => sink.put(&word(p).to_le_bytes())?,
             }
         }
     }
@@ -155,45 +166,6 @@ fn header(tag: &Tag, log_bytes: u64, width: u32, count: u32) -> [u8; HEADER] {
     h
 }
 
-/// Bytes read through a fixed buffer, hashed on the way.
-struct Source<'r, R: Read> {
-    r: &'r mut R,
-    crc: crc32fast::Hasher,
-    buf: Vec<u8>,
-    at: usize,
-    /// Bytes still to read from `r` into the buffer.
-    left: usize,
-}
-
-impl<R: Read> Source<'_, R> {
-    /// The next `N` bytes (`N` divides [`PIECE`], and the pieces are read whole).
-    #[inline]
-    fn take<const N: usize>(&mut self) -> Result<[u8; N], Fault> {
-        if self.at == self.buf.len() {
-            let n = self.left.min(PIECE);
-            if n < N {
-                return Err(Fault::Length);
-            }
-            self.buf.resize(n, 0);
-            self.r.read_exact(&mut self.buf).map_err(short)?;
-            self.crc.update(&self.buf);
-            self.left -= n;
-            self.at = 0;
-        }
-        let b = self.buf[self.at..self.at + N].try_into().unwrap();
-        self.at += N;
-        Ok(b)
-    }
-}
-
-/// A read error: a file that ends early is of the wrong length.
-fn short(e: std::io::Error) -> Fault {
-    match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => Fault::Length,
-        _ => Fault::Io(e),
-    }
-}
-
 /// Reads an open-words file of `size` bytes from `r` that should belong to `tag`: fills `bits`
 /// with its bitmap and stores its words at their entries of `entries` (the chunk's length),
 /// every other entry left as it is or, with `fill`, made [`ILLEGAL`]. Returns the resolution
@@ -206,8 +178,14 @@ pub fn read(
     entries: &[AtomicU32],
     fill: bool,
 ) -> Result<u64, Fault> {
+    let short = |e: std::io::Error| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => Fault::Length,
+        _ => Fault::Io(e),
+    };
+    let mut crc = crc32fast::Hasher::new();
     let mut h = [0u8; HEADER];
     r.read_exact(&mut h).map_err(short)?;
+    crc.update(&h);
     let u32_at = |at: usize| u32::from_le_bytes(h[at..at + 4].try_into().unwrap());
     let log_bytes = u64::from_le_bytes(h[32..40].try_into().unwrap());
     let (width, count) = (u32_at(40), u32_at(44));
@@ -215,44 +193,48 @@ pub fn read(
         return Err(Fault::Header);
     }
     let words = entries.len().div_ceil(64);
-    let body = 8 * words + count as usize * width as usize;
-    if entries.len() != tag.len as usize || size != (HEADER + body + 4) as u64 {
+    let expect = (HEADER + 8 * words + 4) as u64 + count as u64 * width as u64;
+    if entries.len() != tag.len as usize || size != expect {
         return Err(Fault::Length);
     }
-    let mut crc = crc32fast::Hasher::new();
-    crc.update(&h);
-    let mut src = Source {
-        r,
-        crc,
-        buf: Vec::with_capacity(PIECE),
-        at: 0,
-        left: body,
-    };
+    let mut piece = vec![0u8; PIECE];
     bits.clear();
-    for _ in 0..words {
-        bits.push(u64::from_le_bytes(src.take::<8>()?));
+    let mut left = 8 * words;
+    while left > 0 {
+        let n = left.min(PIECE);
+        r.read_exact(&mut piece[..n]).map_err(short)?;
+        crc.update(&piece[..n]);
+        let whole = piece[..n].chunks_exact(8);
+        bits.extend(whole.map(|b| u64::from_le_bytes(b.try_into().unwrap())));
+        left -= n;
     }
     let tail = entries.len() % 64;
     let stray = tail != 0 && bits[words - 1] >> tail != 0;
     if stray || bits.iter().map(|w| w.count_ones()).sum::<u32>() != count {
         return Err(Fault::Checksum);
     }
-    for (es, &w) in entries.chunks(64).zip(bits.iter()) {
-        for (b, e) in es.iter().enumerate() {
-            if w >> b & 1 == 1 {
-                let word = match width {
-                    1 => UNCOUNTED | src.take::<1>()?[0] as u32,
-                    _ => u32::from_le_bytes(src.take::<4>()?),
-                };
-                e.store(word, Relaxed);
-            } else if fill {
-                e.store(ILLEGAL, Relaxed);
-            }
+    if fill {
+        entries.iter().for_each(|e| e.store(ILLEGAL, Relaxed));
+    }
+    let mut at = positions(bits);
+    let width = width as usize;
+    let mut left = count as usize * width;
+    while left > 0 {
+        let n = left.min(PIECE);
+        r.read_exact(&mut piece[..n]).map_err(short)?;
+        crc.update(&piece[..n]);
+        for w in piece[..n].chunks_exact(width) {
+            let word = match width {
+                1 => UNCOUNTED | w[0] as u32,
+                _ => u32::from_le_bytes(w.try_into().unwrap()),
+            };
+            entries[at.next().expect("as many words as bits")].store(word, Relaxed);
         }
+        left -= n;
     }
     let mut trailer = [0u8; 4];
-    src.r.read_exact(&mut trailer).map_err(short)?;
-    if src.crc.finalize() != u32::from_le_bytes(trailer) {
+    r.read_exact(&mut trailer).map_err(short)?;
+    if crc.finalize() != u32::from_le_bytes(trailer) {
         return Err(Fault::Checksum);
     }
     Ok(log_bytes)
@@ -293,7 +275,7 @@ mod tests {
 
     fn round_trip(entries: &[AtomicU32], bits: &[u64], width: u64) {
         let mut file = Vec::new();
-        let size = write(&mut file, &TAG, 4096, (bits, width == 1), entries).unwrap();
+        let size = write(&mut file, &TAG, 4096, bits, entries).unwrap();
         assert_eq!(size, file.len() as u64);
         let count = bits.iter().map(|w| w.count_ones() as u64).sum::<u64>();
         assert_eq!(size, 48 + 8 * 16 + width * count + 4, "width {width}");
@@ -321,7 +303,7 @@ mod tests {
     fn a_read_over_a_chunk_keeps_its_other_entries() {
         let (entries, bits) = sample(None);
         let mut file = Vec::new();
-        write(&mut file, &TAG, 0, (&bits, true), &entries).unwrap();
+        write(&mut file, &TAG, 0, &bits, &entries).unwrap();
         let over: Vec<AtomicU32> = (0..TAG.len).map(AtomicU32::new).collect();
         let mut got = Vec::new();
         read(
@@ -348,7 +330,7 @@ mod tests {
     fn the_layout_is_the_one_the_format_document_gives() {
         let (entries, bits) = sample(None);
         let mut file = Vec::new();
-        write(&mut file, &TAG, 4096, (&bits, true), &entries).unwrap();
+        write(&mut file, &TAG, 4096, &bits, &entries).unwrap();
         let u32_at = |at: usize| u32::from_le_bytes(file[at..at + 4].try_into().unwrap());
         let u64_at = |at: usize| u64::from_le_bytes(file[at..at + 8].try_into().unwrap());
         assert_eq!(file[..8], MAGIC);
@@ -391,7 +373,7 @@ mod tests {
     fn damage_and_other_chunks_are_refused() {
         let (entries, bits) = sample(None);
         let mut file = Vec::new();
-        write(&mut file, &TAG, 4096, (&bits, true), &entries).unwrap();
+        write(&mut file, &TAG, 4096, &bits, &entries).unwrap();
         let back: Vec<AtomicU32> = (0..TAG.len).map(|_| AtomicU32::new(0)).collect();
         let try_read = |bytes: &[u8], tag: &Tag| {
             let mut got = Vec::new();

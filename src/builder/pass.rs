@@ -513,7 +513,7 @@ fn apply_buckets<'e, P: Pass>(
 }
 
 /// Streaming, after the last round: reads each chunk with an update log once, applies the log,
-/// and keeps the chunk's changes ([`Work::update_unresolved`]). The workers take the chunks one
+/// and writes the chunk back ([`super::work::Work::replace`]). The workers take the chunks one
 /// at a time, each applying its own chunk's log alone (no atomic read-modify-write, no
 /// partitioning), so one worker's file reads and writes overlap the others' updates. Each reads
 /// its log in batches through its share of the staging buffer's sorted half, idle after the last
@@ -536,7 +536,7 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
         .collect();
     let marks = UpdateMarks::of(work, dst);
     let work_ref = &*work;
-    let done = work.update_unresolved(
+    let done = work.update_open(
         dst,
         &logged,
         states,
@@ -545,11 +545,9 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
             Ok(true)
         },
     );
-    let done = done.map(|(states, written)| (states.iter().map(|s| s.1).sum::<u64>(), written));
+    let resolved = done.map(|states| states.iter().map(|s| s.1).sum::<u64>());
     work.buffers.sorted = sorted;
-    let (resolved, written) = done?;
-    work.record(dst, written);
-    Ok(resolved)
+    resolved
 }
 
 /// Applies chunk `c` of `dst`'s update log to `chunk`, reading it through `recs`; returns the

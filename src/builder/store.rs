@@ -649,14 +649,14 @@ impl StoreDir {
     }
 
     /// Writes the open-words file of chunk `index` of `side` (over chunk file generation `gen`):
-    /// the entries of `chunk` whose bits are set in `bits`, all unresolved (a byte each if
-    /// `narrow`: [`openfile::open_bits`]), with the chunk's resolution log `log_bytes` long. Overwritten in place and not synced, as the chunk
+    /// the entries of `chunk` whose bits are set in `bits`, all unresolved, with the chunk's
+    /// resolution log `log_bytes` long. Overwritten in place and not synced, as the chunk
     /// rewrites between checkpoints ([`StoreDir::write_chunk`]): no checkpoint names it.
     pub fn write_open_words(
         &self,
         (side, index, gen): (Color, usize, u64),
         log_bytes: u64,
-        bits: (&[u64], bool),
+        bits: &[u64],
         chunk: &Chunk,
     ) -> Result<(), BuildError> {
         let path = self.open_words_path(side, index);

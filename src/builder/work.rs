@@ -427,7 +427,7 @@ impl Work {
                 .read_open_words(key, len, &mut Vec::new(), Some(chunk))?;
         }
         if self.resolved[side][c].load(Relaxed) {
-            if let Err(e) = self.apply_resolved(side, c, 0, &chunk, None) {
+            if let Err(e) = self.apply_resolved(side, c, 0, &chunk) {
                 // The chunk's buffer goes back to the plan's reserve either way.
                 self.store.recycle(chunk);
                 return Err(e);
@@ -437,14 +437,13 @@ impl Work {
     }
 
     /// Applies chunk `c` of `side`'s resolution log from byte `from` to `chunk`: each entry it
-    /// resolves must be unresolved there, and takes its resolved word (or `instead`).
+    /// resolves must be unresolved there.
     fn apply_resolved(
         &self,
         side: Color,
         c: usize,
         from: u64,
         chunk: &Chunk,
-        instead: Option<u32>,
     ) -> Result<(), BuildError> {
         let mut words = vec![0u32; 1 << 14];
         let mut bad = None;
@@ -453,7 +452,7 @@ impl Work {
                 for pair in pairs.chunks_exact(2) {
                     match chunk.entries.get(pair[0] as usize) {
                         Some(e) if entry::is_unresolved(e.load(Relaxed)) => {
-                            e.store(instead.unwrap_or(pair[1]), Relaxed)
+                            e.store(pair[1], Relaxed)
                         }
                         _ => bad = Some(pair[0]),
                     }
@@ -471,36 +470,17 @@ impl Work {
         }
     }
 
-    /// Streaming: calls `f` with each of `chunks` of `side`, for an `f` that changes only
-    /// unresolved entries and reads no other, keeping its changes: in open words
-    /// ([`Work::update_open`]) in a DTC build, by rewriting the chunks
-    /// ([`Work::rewrite_chunks`]) in a DTM build, whose unresolved words hold pending events and
-    /// would take four bytes each uncompressed (`formats/build.md` §4.1). Returns the states
-    /// and the chunks rewritten, for [`Work::record`].
-    pub fn update_unresolved<S: Send>(
-        &self,
-        side: Color,
-        chunks: &[usize],
-        states: Vec<S>,
-        f: impl Fn(&mut S, usize, &Chunk) -> Result<bool, BuildError> + Sync,
-    ) -> Result<(Vec<S>, Rewritten), BuildError> {
-        match self.provenance.metric == crate::table::Metric::Dtc.name() {
-            true => Ok((self.update_open(side, chunks, states, f)?, Vec::new())),
-            false => self.rewrite_chunks(side, chunks, states, f),
-        }
-    }
-
     /// Streaming: calls `f` with chunks `chunks` of `side` as [`Work::rewrite_chunks`] does, for
-    /// an `f` that changes only unresolved entries and reads no other: the chunk it gets holds
-    /// the chunk's unresolved entries, every other entry [`entry::ILLEGAL`]. If `f` returns
-    /// true, the entries it resolved go to the chunk's resolution log and the rest of the
-    /// unresolved ones to its open-words file; its chunk file stays as it is until the next
-    /// rewrite or checkpoint merges them (`formats/build.md` §4.1). The first such change since
-    /// then reads the whole chunk; the next ones read its open words and the resolutions logged
-    /// since. Why: a decrement ply changes a few counts in every chunk of a side, and rewriting
-    /// whole chunks for them (compressing and decompressing every resolved entry) was most of
-    /// its time.
-    fn update_open<S: Send>(
+    /// an `f` that changes only unresolved entries and reads no other (a ply's updates, a pull,
+    /// a DTM build's events): the chunk it gets holds the chunk's unresolved entries, every
+    /// other entry [`entry::ILLEGAL`]. If `f` returns true, the entries it resolved go to the
+    /// chunk's resolution log and the rest of the unresolved ones to its open-words file; its
+    /// chunk file stays as it is until the next rewrite or checkpoint merges them
+    /// (`formats/build.md` §4.1). The first such change since then reads the whole chunk; the
+    /// next ones read its open words and the resolutions logged since. Why: a decrement ply
+    /// changes a few counts in every chunk of a side, and rewriting whole chunks for them
+    /// (compressing and decompressing every resolved entry) was most of its time.
+    pub fn update_open<S: Send>(
         &self,
         side: Color,
         chunks: &[usize],
@@ -515,7 +495,7 @@ impl Work {
                 while let Some(&c) = chunks.get(taken.fetch_add(1, Relaxed)) {
                     let chunk = self.read_open(side, c, &mut bits)?;
                     let done = match f(&mut state, c, &chunk) {
-                        Ok(true) => self.write_open(side, c, &mut bits, &chunk, &mut pairs),
+                        Ok(true) => self.write_open(side, c, &bits, &chunk, &mut pairs),
                         Ok(false) => Ok(()),
                         Err(e) => Err(e),
                     };
@@ -527,81 +507,90 @@ impl Work {
             .collect()
     }
 
-    /// The unresolved entries of chunk `c` of `side`, every other entry [`entry::ILLEGAL`]:
-    /// from its open-words file and the resolutions logged since it was written (made
-    /// `ILLEGAL` too), or else from [`Work::read`]. `bits` is scratch.
+    /// The unresolved entries of chunk `c` of `side` (every other entry [`entry::ILLEGAL`]),
+    /// their bitmap in `bits`: from its open-words file and the resolutions logged since it
+    /// was written, or else from [`Work::read`].
     fn read_open(&self, side: Color, c: usize, bits: &mut Vec<u64>) -> Result<Chunk, BuildError> {
         let len = self.layout.len(c);
-        if !self.open_words[side][c].load(Relaxed) {
-            let chunk = self.read(side, c)?;
-            chunk.entries.par_chunks(1 << 14).for_each(|es| {
-                for e in es {
-                    let w = e.load(Relaxed);
-                    if !entry::is_unresolved(w) && w != entry::ILLEGAL {
-                        e.store(entry::ILLEGAL, Relaxed);
-                    }
-                }
-            });
-            return Ok(chunk);
-        }
-        let key = (side, c, self.current[side][c].gen);
-        let (chunk, log_bytes) = self.store.read_open_words(key, len, bits, None)?;
-        // Resolved since the file was written: no longer open.
-        match self.apply_resolved(side, c, log_bytes, &chunk, Some(entry::ILLEGAL)) {
-            Ok(()) => Ok(chunk),
-            Err(e) => {
+        let chunk = if self.open_words[side][c].load(Relaxed) {
+            let key = (side, c, self.current[side][c].gen);
+            let (chunk, log_bytes) = self.store.read_open_words(key, len, bits, None)?;
+            if let Err(e) = self.apply_resolved(side, c, log_bytes, &chunk) {
                 self.store.recycle(chunk);
-                Err(e)
+                return Err(e);
             }
-        }
+            chunk
+        } else {
+            self.read(side, c)?
+        };
+        // Resolved entries read as `ILLEGAL` whether they came from the open words or the
+        // whole chunk: a change that read them would fail either way.
+        bits.clear();
+        bits.extend(chunk.entries.chunks(64).map(|es| {
+            es.iter().enumerate().fold(0u64, |w, (b, e)| {
+                let open = entry::is_unresolved(e.load(Relaxed));
+                if !open {
+                    e.store(entry::ILLEGAL, Relaxed);
+                }
+                w | (open as u64) << b
+            })
+        }));
+        Ok(chunk)
     }
 
-    /// After `f` of [`Work::update_open`] changed `chunk` (chunk `c` of `side`, every entry
-    /// not unresolved before it `ILLEGAL`): writes the words of the entries still unresolved to
-    /// the open-words file, then logs those `f` resolved (neither `ILLEGAL` nor unresolved).
-    /// `bits` and `pairs` are scratch.
+    /// After `f` of [`Work::update_open`] changed `chunk` (chunk `c` of `side`, whose
+    /// unresolved entries were `bits`): writes the words of those still unresolved to the
+    /// open-words file, then logs the others (resolved by `f`). `pairs` is scratch.
     fn write_open(
         &self,
         side: Color,
         c: usize,
-        bits: &mut Vec<u64>,
+        bits: &[u64],
         chunk: &Chunk,
         pairs: &mut Vec<u32>,
     ) -> Result<(), BuildError> {
-        let resolved = |e: u32| !entry::is_unresolved(e) && e != entry::ILLEGAL;
-        let narrow = super::openfile::open_bits(&chunk.entries, bits);
-        let logged = chunk
-            .entries
-            .iter()
-            .filter(|e| resolved(e.load(Relaxed)))
-            .count() as u64;
+        let resolved = |f: &mut dyn FnMut(usize, u32)| {
+            for (k, &w) in bits.iter().enumerate() {
+                let mut rest = w;
+                while rest != 0 {
+                    let local = 64 * k + rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let e = chunk.entries[local].load(Relaxed);
+                    if !entry::is_unresolved(e) {
+                        f(local, e);
+                    }
+                }
+            }
+        };
+        let mut logged = 0u64;
+        resolved(&mut |_, _| logged += 1);
         // The log's length once this chunk's resolutions are in it: the file's entries are
         // those unresolved after them.
         let log_bytes = self.store.resolved_len(side, c)? + 8 * logged;
         let key = (side, c, self.current[side][c].gen);
-        self.store
-            .write_open_words(key, log_bytes, (bits, narrow), chunk)?;
+        self.store.write_open_words(key, log_bytes, bits, chunk)?;
         self.open_words[side][c].store(true, Relaxed);
         if logged == 0 {
             return Ok(());
         }
-        // Logged in batches, so a worker's scratch stays small.
+        // Logged in batches, so a worker's scratch stays small; the first error is returned.
+        let mut failed = None;
         pairs.clear();
-        for (local, e) in chunk.entries.iter().enumerate() {
-            let e = e.load(Relaxed);
-            if resolved(e) {
-                pairs.extend([local as u32, e]);
-                if pairs.len() >= 2 * super::openfile::LOG_BATCH {
-                    self.store.append_resolved(side, c, pairs)?;
-                    pairs.clear();
-                }
+        let mut flush = |pairs: &mut Vec<u32>| {
+            if failed.is_none() && !pairs.is_empty() {
+                failed = self.store.append_resolved(side, c, pairs).err();
             }
-        }
-        if !pairs.is_empty() {
-            self.store.append_resolved(side, c, pairs)?;
-        }
+            pairs.clear();
+        };
+        resolved(&mut |local, e| {
+            pairs.extend([local as u32, e]);
+            if pairs.len() >= 2 * super::openfile::LOG_BATCH {
+                flush(pairs);
+            }
+        });
+        flush(pairs);
         self.resolved[side][c].store(true, Relaxed);
-        Ok(())
+        failed.map_or(Ok(()), Err)
     }
 
     /// Resolves `side`'s unresolved entries `indices` to the word `to` (an order's seeds): in
@@ -739,7 +728,7 @@ impl Work {
 
     /// Calls `f` to update `side`'s unresolved entries in place, with a range of indices and a
     /// view that reaches the entry of each: once over every entry when resident; streaming,
-    /// once per chunk among `chunks` ([`Work::update_unresolved`]: `f` changes only unresolved
+    /// once per chunk among `chunks` ([`Work::update_open`]: `f` changes only unresolved
     /// entries and reads no other), each read and, if `f` returns true (it changed something),
     /// its changes kept.
     pub fn update_entries(
@@ -758,12 +747,11 @@ impl Work {
             return Ok(());
         }
         let workers = vec![(); self.chunk_workers(chunks.len())];
-        let (_, written) = self.update_unresolved(side, chunks, workers, |_, c, chunk| {
+        self.update_open(side, chunks, workers, |_, c, chunk| {
             let base = layout.base(c);
             let range = base..base + layout.len(c) as u64;
             Ok(f(self, range, &EntryView::Chunk(chunk, base)))
         })?;
-        self.record(side, written);
         Ok(())
     }
 
