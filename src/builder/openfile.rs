@@ -12,7 +12,7 @@
 //! entries this file still holds as unresolved).
 
 use super::chunkfile::Fault;
-use super::entry::{is_unresolved, ILLEGAL, UNCOUNTED};
+use super::entry::{ILLEGAL, UNCOUNTED};
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 
@@ -22,16 +22,6 @@ pub const MAGIC: [u8; 8] = *b"XQTBOPN1";
 pub const HEADER: usize = 48;
 /// Bytes the reader and writer move at a time.
 const PIECE: usize = 1 << 14;
-
-/// Resolutions a worker logs at a time after a change ([`super::work::Work::update_open`]).
-pub const LOG_BATCH: usize = 1 << 12;
-
-/// Memory a worker holds for open-words files besides the chunk, for chunks of `chunk_len`
-/// entries: the bitmap of a chunk's open entries, a piece each for reading and writing, and
-/// a batch of resolutions to log (pairs of u32).
-pub fn thread_bytes(chunk_len: u64) -> u64 {
-    chunk_len.div_ceil(64) * 8 + 2 * PIECE as u64 + 8 * LOG_BATCH as u64
-}
 
 /// Which chunk a file belongs to: the header's fields a reader checks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,23 +85,8 @@ impl<W: Write> Sink<'_, W> {
     }
 }
 
-/// The bits of `bits` whose entries are still unresolved.
-fn still_open<'a>(bits: &'a [u64], entries: &'a [AtomicU32]) -> impl Iterator<Item = u64> + 'a {
-    bits.iter().enumerate().map(|(k, &w)| {
-        let (mut rest, mut open) = (w, w);
-        while rest != 0 {
-            let b = rest.trailing_zeros();
-            rest &= rest - 1;
-            if !is_unresolved(entries[64 * k + b as usize].load(Relaxed)) {
-                open &= !(1 << b);
-            }
-        }
-        open
-    })
-}
-
-/// Writes the open-words file of the entries of `entries` whose bits are set in `bits` and
-/// that are still unresolved, with the resolution log's length `log_bytes`. Returns the bytes
+/// Writes the open-words file of the entries of `entries` whose bits are set in `bits` (which
+/// must all be unresolved), with the resolution log's length `log_bytes`. Returns the bytes
 /// written.
 pub fn write(
     out: &mut impl Write,
@@ -121,12 +96,9 @@ pub fn write(
     entries: &[AtomicU32],
 ) -> std::io::Result<u64> {
     debug_assert_eq!(bits.len(), entries.len().div_ceil(64));
+    let count: u32 = bits.iter().map(|w| w.count_ones()).sum();
     let word = |p: usize| entries[p].load(Relaxed);
-    let (mut count, mut narrow) = (0u32, true);
-    for (k, w) in still_open(bits, entries).enumerate() {
-        count += w.count_ones();
-        narrow &= positions(&[w]).all(|b| is_bare_count(word(64 * k + b)));
-    }
+    let narrow = positions(bits).all(|p| is_bare_count(word(p)));
     let mut sink = Sink {
         out,
         crc: crc32fast::Hasher::new(),
@@ -134,15 +106,13 @@ pub fn write(
         size: 0,
     };
     sink.put(&header(tag, log_bytes, if narrow { 1 } else { 4 }, count))?;
-    for w in still_open(bits, entries) {
+    for w in bits {
         sink.put(&w.to_le_bytes())?;
     }
-    for (k, w) in still_open(bits, entries).enumerate() {
-        for p in positions(&[w]).map(|b| 64 * k + b) {
-            match narrow {
-                true => sink.put(&[word(p) as u8])?,
-                false => sink.put(&word(p).to_le_bytes())?,
-            }
+    for p in positions(bits) {
+        match narrow {
+            true => sink.put(&[word(p) as u8])?,
+            false => sink.put(&word(p).to_le_bytes())?,
         }
     }
     sink.flush()?;
@@ -297,76 +267,6 @@ mod tests {
         // A DTM entry's pending event does not fit a byte: every word takes four.
         let (entries, bits) = sample(Some(pending(3, 2, 9)));
         round_trip(&entries, &bits, 4);
-    }
-
-    #[test]
-    fn a_read_over_a_chunk_keeps_its_other_entries() {
-        let (entries, bits) = sample(None);
-        let mut file = Vec::new();
-        write(&mut file, &TAG, 0, &bits, &entries).unwrap();
-        let over: Vec<AtomicU32> = (0..TAG.len).map(AtomicU32::new).collect();
-        let mut got = Vec::new();
-        read(
-            &mut &file[..],
-            file.len() as u64,
-            &TAG,
-            &mut got,
-            &over,
-            false,
-        )
-        .unwrap();
-        for (k, (a, b)) in entries.iter().zip(&over).enumerate() {
-            let want = if k % 3 == 0 {
-                a.load(Relaxed)
-            } else {
-                k as u32
-            };
-            assert_eq!(b.load(Relaxed), want, "entry {k}");
-        }
-    }
-
-    /// `formats/build.md` §4.1 gives these offsets and this magic.
-    #[test]
-    fn the_layout_is_the_one_the_format_document_gives() {
-        let (entries, bits) = sample(None);
-        let mut file = Vec::new();
-        write(&mut file, &TAG, 4096, &bits, &entries).unwrap();
-        let u32_at = |at: usize| u32::from_le_bytes(file[at..at + 4].try_into().unwrap());
-        let u64_at = |at: usize| u64::from_le_bytes(file[at..at + 8].try_into().unwrap());
-        assert_eq!(file[..8], MAGIC);
-        assert_eq!(
-            [u32_at(8), u32_at(12), u32_at(16), u32_at(20)],
-            [4, 1, 7, 1000]
-        );
-        assert_eq!(
-            (u64_at(24), u64_at(32)),
-            (3, 4096),
-            "generation, log length"
-        );
-        let k = bits.iter().map(|w| w.count_ones()).sum::<u32>();
-        assert_eq!((u32_at(40), u32_at(44)), (1, k), "width, open entries");
-        let words = 48 + 8 * 1000usize.div_ceil(64);
-        assert_eq!(u64_at(48), bits[0]);
-        assert_eq!(file[words + 1], 3, "entry 3's count, a byte");
-        let mut h = crc32fast::Hasher::new();
-        h.update(&file[..file.len() - 4]);
-        assert_eq!(u32_at(file.len() - 4), h.finalize());
-        let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/formats/build.md"))
-            .unwrap();
-        let hex: Vec<String> = MAGIC.iter().map(|b| format!("{b:02X}")).collect();
-        for row in [
-            format!(
-                "| 0 | 8 bytes | magic `{}` (`\"XQTBOPN1\"`) |",
-                hex.join(" ")
-            ),
-            "| 24 | u64 | generation of the chunk file it overlays |".into(),
-            "| 32 | u64 | bytes of the chunk's resolution log (§5) when it was written |".into(),
-            "| 40 | u32 | width: 1 or 4 bytes a word |".into(),
-            "| 44 | u32 | `k`, the open entries |".into(),
-            "| 48 + 8⌈n/64⌉ | `k` × width |".into(),
-        ] {
-            assert!(doc.contains(&row), "formats/build.md §4.1 has {row}");
-        }
     }
 
     #[test]

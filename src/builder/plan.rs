@@ -8,7 +8,7 @@
 //! that spills to per-chunk logs; a chunk per worker in RAM while updates are applied (as far as
 //! the budget allows, at least two).
 
-use super::{chunkfile, openfile};
+use super::chunkfile;
 use crate::retro::orders::RuleBitmaps;
 use crate::retro::Bitmap;
 
@@ -105,13 +105,6 @@ impl Streamed {
     }
 }
 
-/// Memory each worker holds besides its chunk, for chunks of `chunk_len` entries: the updates
-/// it gathers, its scratch for chunk files (it writes and reads them at a checkpoint even in a
-/// resident build) and for open-words files.
-pub fn worker_bytes(chunk_len: u64) -> u64 {
-    THREAD_RECORDS as u64 * 8 + chunkfile::thread_bytes() + openfile::thread_bytes(chunk_len)
-}
-
 /// Plans a build of `entries` entries per side with chunks of `chunk_len` entries, supporting
 /// tables of `sub_entries` entries per side, and `threads` workers, within `budget` bytes.
 ///
@@ -132,7 +125,9 @@ pub fn plan(
 ) -> Result<Plan, TooSmall> {
     let bitmap = Bitmap::bytes(entries);
     let subs_min = sub_entries.len() as u64 * SUB_CACHE;
-    let workers = threads as u64 * worker_bytes(chunk_len);
+    // Each worker's gathering buffer, and its scratch for chunk files (a worker writes and
+    // reads them at a checkpoint even in a resident build).
+    let workers = threads as u64 * (THREAD_RECORDS as u64 * 8 + chunkfile::thread_bytes());
     // The bitmaps the rule phases keep, and the unresolved filter they read, in every mode;
     // and what a pattern phase takes beyond what the propagation lends it (both frontiers,
     // the update buffers and the chunk buffers: `Work::lend_pass_memory`), `lent` at least.
@@ -293,7 +288,10 @@ mod tests {
         assert!(p.resident && p.unresolved_filter);
         // 2 sides × 4 bytes + 6 bitmaps (6/8 byte) per entry, the reserve, the workers'
         // buffers, the staging buffer, and the rest for supporting tables.
-        let used = 8 * 573_480 + 6 * Bitmap::bytes(573_480) + RESERVE + 2 * worker_bytes(1 << 20);
+        let used = 8 * 573_480
+            + 6 * Bitmap::bytes(573_480)
+            + RESERVE
+            + 2 * (8 * THREAD_RECORDS as u64 + chunkfile::thread_bytes());
         assert_eq!(p.pack_budget + p.update_buffer, 64 * M - used);
         assert!(p.update_buffer >= MIN_UPDATE_BUFFER);
     }
@@ -324,7 +322,7 @@ mod tests {
                 0
             }
             + p.chunk_buffers as u64 * 4 * (1 << 20)
-            + 8 * worker_bytes(1 << 20)
+            + 8 * (THREAD_RECORDS as u64 * 8 + chunkfile::thread_bytes())
             + RESERVE
             + 2 * SUB_CACHE
             + p.pack_budget
@@ -344,17 +342,16 @@ mod tests {
         assert!((3..8).contains(&eight.chunk_buffers), "{eight:?}");
         let roomy = plan(1024 * M, n, 1 << 20, &[], 8, Force::Streaming, NONE).unwrap();
         assert_eq!(roomy.chunk_buffers, 8);
-        // Chunks of 2^22: 16 MiB each, and a 512 KiB open-words bitmap per worker.
-        let tight = plan(72 * M, n, 1 << 22, &[], 8, Force::Streaming, NONE).unwrap();
+        let tight = plan(64 * M, n, 1 << 22, &[], 8, Force::Streaming, NONE).unwrap();
         assert!(tight.unresolved_filter);
         assert!(tight.chunk_buffers >= 2 && tight.chunk_buffers < 8);
         let planned = 6 * Bitmap::bytes(n)
             + tight.chunk_buffers as u64 * 4 * (1 << 22)
-            + 8 * worker_bytes(1 << 22)
+            + 8 * (THREAD_RECORDS as u64 * 8 + chunkfile::thread_bytes())
             + RESERVE
             + tight.pack_budget
             + tight.update_buffer;
-        assert!(planned <= 72 * M, "{planned} > budget");
+        assert!(planned <= 64 * M, "{planned} > budget");
     }
 
     #[test]
@@ -362,7 +359,7 @@ mod tests {
         // 400 M entries: 50 MB a bitmap. With chunks of 2^20: two chunks (8 MiB), the
         // workers' buffers, the reserve, the smallest update buffer and the lists' buffers.
         let n = 400_000_000;
-        let workers = 2 * worker_bytes(1 << 20);
+        let workers = 2 * (8 * THREAD_RECORDS as u64 + chunkfile::thread_bytes());
         let least = 8 * M + workers + RESERVE + MIN_UPDATE_BUFFER + 8 * M + 2 * 12 * (1 << 16);
         let e = plan(least - 1, n, 1 << 20, &[], 2, Force::Nothing, NONE).unwrap_err();
         assert_eq!(e.needed, least);
@@ -375,7 +372,7 @@ mod tests {
     fn streaming_prefers_bitmaps_and_the_filter_then_lists_and_the_filter() {
         // 400 M entries, chunks of 2^20, by hand: `base` is what every streamed plan takes.
         let (n, b) = (400_000_000, Bitmap::bytes(400_000_000));
-        let workers = 2 * worker_bytes(1 << 20);
+        let workers = 2 * (8 * THREAD_RECORDS as u64 + chunkfile::thread_bytes());
         let base = 8 * M + workers + RESERVE + MIN_UPDATE_BUFFER;
         let lists = 8 * M + 2 * 12 * (1 << 16);
         let parked = b + (2 << 20) + (1 << 18) + 64;
@@ -454,14 +451,13 @@ mod tests {
     #[test]
     fn streaming_shortens_chunks_to_keep_the_unresolved_filter() {
         // KRNKAABB with two threads and four supporting tables, by hand: a bitmap is
-        // 6,451,656 bytes; four of them, the workers' 524,288, 2 · 288,382 (a compressed
-        // frame of 2^18 bytes as lz4 bounds it, 20 + 1.1 · 2^18, and its length) and 2 · 65,536
-        // (open-words pieces and a batch of resolutions), the 8 MiB reserve, four 2 MiB block
-        // caches and the 4 MiB smallest update buffer take 48,010,268 bytes, plus two chunks of
-        // 4 bytes an entry and each worker's open-words bitmap, an eighth of a byte an entry.
-        // The filter needs two more bitmaps, 12,903,312 bytes, so the chunk length `cl` must
-        // satisfy 8.25 · cl ≤ budget − 60,913,580: cl ≤ 242,543 at 60 MiB (2^17, not 2^18),
-        // cl ≤ 750,943 at 64 MiB (2^19, not 2^20).
+        // 6,451,656 bytes; four of them, the workers' 524,288 and 2 · 288,382 (a compressed
+        // frame of 2^18 bytes as lz4 bounds it, 20 + 1.1 · 2^18, and its length), the 8 MiB
+        // reserve, four 2 MiB block caches and the 4 MiB smallest update buffer take
+        // 47,879,196 bytes, plus two chunks of 4 bytes an entry. The filter needs two more
+        // bitmaps, 12,903,312 bytes, so the chunk length `cl` must satisfy
+        // 8 · cl ≤ budget − 60,782,508: cl ≤ 266,506 at 60 MiB (2^18, not 2^19),
+        // cl ≤ 790,794 at 64 MiB (2^19, not 2^20).
         let n = 51_613_200;
         let subs = [44_340_444, 71_286_141, 1_560_294, 1_638_612];
         let long = plan(60 * M, n, 1 << 20, &subs, 2, Force::Nothing, NONE).unwrap();
@@ -478,7 +474,7 @@ mod tests {
             NONE,
         )
         .unwrap();
-        assert_eq!(len, 1 << 17);
+        assert_eq!(len, 1 << 18);
         assert!(p.unresolved_filter);
         assert_eq!(
             p,
@@ -584,7 +580,7 @@ mod tests {
                 .needed
         };
         let b = Bitmap::bytes(n);
-        let workers = 2 * worker_bytes(1 << 20);
+        let workers = 2 * (8 * THREAD_RECORDS as u64 + chunkfile::thread_bytes());
         let lent = 4 * b + 8 * (1 << 20) + workers + MIN_UPDATE_BUFFER;
         assert_eq!(need(krknn) - need(r(11, 0)), 13 * b - lent);
         assert_eq!(need(r(11, 4)), need(r(11, 0)));

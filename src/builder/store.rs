@@ -707,7 +707,8 @@ impl StoreDir {
             .and_then(|f| {
                 let size = f.metadata().map_err(chunkfile::Fault::Io)?.len();
                 self.traffic.add(Flow::OpenRead, size);
-                openfile::read(&mut &f, size, &tag, bits, &entries, fill)
+                let mut r = std::io::BufReader::new(f);
+                openfile::read(&mut r, size, &tag, bits, &entries, fill)
             });
         let fault = match read {
             Ok(log_bytes) => return Ok((Chunk { entries }, log_bytes)),
@@ -1018,7 +1019,7 @@ impl StoreDir {
         let torn = || BuildError::Checkpoint(format!("{}: torn {}", path.display(), key.0.what()));
         self.with_log(key, false, |file| {
             let len = file.metadata()?.len();
-            if len % (4 * unit) != 0 || !from.is_multiple_of(4 * unit) || from > len {
+            if len % (4 * unit) != 0 || from % (4 * unit) != 0 || from > len {
                 return Ok(Err(torn()));
             }
             self.traffic.add(key.0.flows().1, len - from);

