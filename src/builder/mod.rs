@@ -33,7 +33,6 @@ mod estimate;
 mod family;
 mod frontier;
 mod layout;
-mod openfile;
 mod parked;
 mod partial;
 mod pass;

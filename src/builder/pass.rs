@@ -536,7 +536,7 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
         .collect();
     let marks = UpdateMarks::of(work, dst);
     let work_ref = &*work;
-    let done = work.update_open(
+    let done = work.rewrite_chunks(
         dst,
         &logged,
         states,
@@ -545,9 +545,11 @@ fn apply_logs(work: &mut Work, dst: Color, pass: &impl Pass) -> Result<u64, Buil
             Ok(true)
         },
     );
-    let resolved = done.map(|states| states.iter().map(|s| s.1).sum::<u64>());
+    let done = done.map(|(states, written)| (states.iter().map(|s| s.1).sum::<u64>(), written));
     work.buffers.sorted = sorted;
-    resolved
+    let (resolved, written) = done?;
+    work.record(dst, written);
+    Ok(resolved)
 }
 
 /// Applies chunk `c` of `dst`'s update log to `chunk`, reading it through `recs`; returns the

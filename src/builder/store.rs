@@ -8,7 +8,6 @@
 //! The store directory carries a marker file; the builder deletes only files it names itself, and
 //! refuses a directory of that name that is not its own.
 
-use super::openfile;
 use super::{BuildError, Target};
 use crate::piece::Color;
 use crate::table::{Metric, RuleSet, SupportingTable};
@@ -292,10 +291,6 @@ pub struct Traffic {
     pub parked_written: u64,
     /// Parked unresolved filters read back.
     pub parked_read: u64,
-    /// Open-words files written ([`StoreDir::write_open_words`]).
-    pub open_written: u64,
-    /// Open-words files read.
-    pub open_read: u64,
 }
 
 impl Traffic {
@@ -306,7 +301,6 @@ impl Traffic {
             + self.resolved_written
             + self.frontier_written
             + self.parked_written
-            + self.open_written
     }
 
     /// Every byte read.
@@ -316,13 +310,12 @@ impl Traffic {
             + self.resolved_read
             + self.frontier_read
             + self.parked_read
-            + self.open_read
     }
 }
 
 /// [`Traffic`]'s counters, added to by any thread.
 #[derive(Default)]
-struct TrafficCounters([std::sync::atomic::AtomicU64; 12]);
+struct TrafficCounters([std::sync::atomic::AtomicU64; 10]);
 
 /// Which counter of [`TrafficCounters`].
 #[derive(Clone, Copy)]
@@ -337,8 +330,6 @@ enum Flow {
     FrontierRead,
     ParkedWritten,
     ParkedRead,
-    OpenWritten,
-    OpenRead,
 }
 
 impl TrafficCounters {
@@ -359,8 +350,6 @@ impl TrafficCounters {
             frontier_read: n(Flow::FrontierRead),
             parked_written: n(Flow::ParkedWritten),
             parked_read: n(Flow::ParkedRead),
-            open_written: n(Flow::OpenWritten),
-            open_read: n(Flow::OpenRead),
         }
     }
 }
@@ -632,98 +621,6 @@ impl StoreDir {
         }
     }
 
-    /// The open-words file of chunk `chunk` of `side` ([`super::openfile`]).
-    pub fn open_words_path(&self, side: Color, chunk: usize) -> PathBuf {
-        self.dir.join(format!("s{}-c{chunk:05}.open", side.index()))
-    }
-
-    /// The header fields an open-words file of chunk `index` of `side` carries.
-    fn open_tag(side: Color, index: usize, len: usize, gen: u64) -> openfile::Tag {
-        openfile::Tag {
-            version: STORE_VERSION,
-            side: side.index() as u32,
-            chunk: index as u32,
-            len: len as u32,
-            gen,
-        }
-    }
-
-    /// Writes the open-words file of chunk `index` of `side` (over chunk file generation `gen`):
-    /// the entries of `chunk` whose bits are set in `bits`, all unresolved, with the chunk's
-    /// resolution log `log_bytes` long. Overwritten in place and not synced, as the chunk
-    /// rewrites between checkpoints ([`StoreDir::write_chunk`]): no checkpoint names it.
-    pub fn write_open_words(
-        &self,
-        (side, index, gen): (Color, usize, u64),
-        log_bytes: u64,
-        bits: &[u64],
-        chunk: &Chunk,
-    ) -> Result<(), BuildError> {
-        let path = self.open_words_path(side, index);
-        let tag = Self::open_tag(side, index, chunk.len(), gen);
-        let mut f = File::options()
-            .create(true)
-            .write(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(io(&path))?;
-        let size = openfile::write(&mut f, &tag, log_bytes, bits, &chunk.entries)
-            .and_then(|size| match f.metadata()?.len() > size {
-                true => f.set_len(size).map(|()| size),
-                false => Ok(size),
-            })
-            .map_err(io(&path))?;
-        self.traffic.add(Flow::OpenWritten, size);
-        Ok(())
-    }
-
-    /// Reads the open-words file of chunk `index` of `side` (over generation `gen`), `len`
-    /// entries, into `over` (the chunk's file just read: the open entries' words replace theirs)
-    /// or, with none, a chunk buffer whose other entries are all
-    /// [`super::entry::ILLEGAL`]. Returns the chunk, with the open entries' bitmap in `bits`,
-    /// and the resolution log's length when the file was written.
-    pub fn read_open_words(
-        &self,
-        (side, index, gen): (Color, usize, u64),
-        len: usize,
-        bits: &mut Vec<u64>,
-        over: Option<Chunk>,
-    ) -> Result<(Chunk, u64), BuildError> {
-        let path = self.open_words_path(side, index);
-        let bad = |what: &str| BuildError::Checkpoint(format!("{}: {what}", path.display()));
-        let fill = over.is_none();
-        let entries = match over {
-            Some(chunk) => chunk.entries,
-            None => {
-                let mut entries = self.spare.lock().unwrap().pop().unwrap_or_default();
-                // Every word is written by the read (an open word or `ILLEGAL`).
-                entries.resize_with(len, || AtomicU32::new(0));
-                entries
-            }
-        };
-        let tag = Self::open_tag(side, index, len, gen);
-        let read = File::open(&path)
-            .map_err(chunkfile::Fault::Io)
-            .and_then(|f| {
-                let size = f.metadata().map_err(chunkfile::Fault::Io)?.len();
-                self.traffic.add(Flow::OpenRead, size);
-                let mut r = std::io::BufReader::new(f);
-                openfile::read(&mut r, size, &tag, bits, &entries, fill)
-            });
-        let fault = match read {
-            Ok(log_bytes) => return Ok((Chunk { entries }, log_bytes)),
-            Err(chunkfile::Fault::Checksum) => bad("checksum mismatch"),
-            Err(chunkfile::Fault::Length) => bad("wrong length"),
-            Err(chunkfile::Fault::Header) => bad("header does not match its chunk"),
-            Err(chunkfile::Fault::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
-                bad("missing")
-            }
-            Err(chunkfile::Fault::Io(e)) => io(&path)(e),
-        };
-        self.recycle(Chunk { entries });
-        Err(fault)
-    }
-
     /// Gives back a chunk read by [`StoreDir::read_chunk`] that is no longer needed: its memory
     /// serves the next read.
     pub fn recycle(&self, chunk: Chunk) {
@@ -798,7 +695,6 @@ impl StoreDir {
                     ".front0",
                     ".front1",
                     ".park",
-                    ".open",
                 ]
                 .iter()
                 .any(|ext| name.ends_with(ext)))
@@ -943,25 +839,17 @@ impl StoreDir {
         self.append(Log::Resolved, side, chunk, pairs)
     }
 
-    /// Streams a chunk's [`Log::Resolved`] from byte `from` (a length it had) in batches of
-    /// whole pairs through `words` (at least two); the log stays as it is ([`StoreDir::clear_resolved`] empties it).
+    /// Streams a chunk's [`Log::Resolved`] in batches of whole pairs through `words` (at least
+    /// two); the log stays as it is ([`StoreDir::clear_resolved`] empties it).
     pub fn read_resolved(
         &self,
-        (side, chunk): (Color, usize),
-        from: u64,
+        side: Color,
+        chunk: usize,
         words: &mut [u32],
         f: impl FnMut(&[u32]),
     ) -> Result<(), BuildError> {
         let n = words.len() & !1;
-        self.read_log((Log::Resolved, side, chunk), &mut words[..n], 2, from, f)
-    }
-
-    /// The bytes in a chunk's [`Log::Resolved`] (0 if it has none).
-    pub fn resolved_len(&self, side: Color, chunk: usize) -> Result<u64, BuildError> {
-        let key = (Log::Resolved, side, chunk);
-        Ok(self
-            .with_log(key, false, |f| Ok(f.metadata()?.len()))?
-            .unwrap_or(0))
+        self.read_log((Log::Resolved, side, chunk), &mut words[..n], 2, f)
     }
 
     /// Empties a chunk's [`Log::Resolved`] (its chunk file now holds them).
@@ -991,7 +879,7 @@ impl StoreDir {
         words: &mut [u32],
         f: impl FnMut(&[u32]),
     ) -> Result<(), BuildError> {
-        self.read_log((Log::Frontier(parity), side, chunk), words, 1, 0, f)
+        self.read_log((Log::Frontier(parity), side, chunk), words, 1, f)
     }
 
     /// Empties the frontier list `parity` of a chunk (it was read; the file stays for the
@@ -1010,7 +898,6 @@ impl StoreDir {
         key: (Log, Color, usize),
         recs: &mut [u32],
         unit: u64,
-        from: u64,
         mut f: impl FnMut(&[u32]),
     ) -> Result<(), BuildError> {
         use std::os::unix::fs::FileExt;
@@ -1019,11 +906,11 @@ impl StoreDir {
         let torn = || BuildError::Checkpoint(format!("{}: torn {}", path.display(), key.0.what()));
         self.with_log(key, false, |file| {
             let len = file.metadata()?.len();
-            if len % (4 * unit) != 0 || from % (4 * unit) != 0 || from > len {
+            if len % (4 * unit) != 0 {
                 return Ok(Err(torn()));
             }
-            self.traffic.add(key.0.flows().1, len - from);
-            let mut at = from;
+            self.traffic.add(key.0.flows().1, len);
+            let mut at = 0;
             while at < len {
                 let k = ((len - at) / 4).min(recs.len() as u64) as usize;
                 file.read_exact_at(bytes_of_mut(&mut recs[..k]), at)?;
@@ -1048,7 +935,7 @@ impl StoreDir {
         f: impl FnMut(&[u32]),
     ) -> Result<(), BuildError> {
         let key = (Log::Updates, side, chunk);
-        self.read_log(key, recs, 1, 0, f)?;
+        self.read_log(key, recs, 1, f)?;
         self.with_log(key, false, |file| file.set_len(0))?;
         Ok(())
     }
@@ -1108,7 +995,7 @@ mod tests {
         let read = |buffer: usize| {
             let mut got = Vec::new();
             store
-                .read_resolved((Color::Black, 2), 0, &mut vec![0; buffer], |b| {
+                .read_resolved(Color::Black, 2, &mut vec![0; buffer], |b| {
                     assert!(b.len() % 2 == 0, "whole pairs");
                     got.extend_from_slice(b)
                 })
@@ -1126,15 +1013,6 @@ mod tests {
         // An odd buffer still reads whole pairs; reading leaves the log as it was.
         assert_eq!(read(7), pairs);
         assert_eq!(read(1 << 10), pairs);
-        // From a length the log had: the pairs appended since.
-        assert_eq!(store.resolved_len(Color::Black, 2).unwrap(), 4000);
-        let mut since = Vec::new();
-        store
-            .read_resolved((Color::Black, 2), 2400, &mut [0; 6], |b| {
-                since.extend_from_slice(b)
-            })
-            .unwrap();
-        assert_eq!(since, pairs[600..]);
         store.clear_resolved(Color::Black, 2).unwrap();
         assert!(read(4).is_empty(), "a cleared log is empty");
         // The update log of the same chunk is another file.
@@ -1143,7 +1021,7 @@ mod tests {
         store.append_resolved(Color::Black, 2, &[1, 2]).unwrap();
         store.append(Log::Resolved, Color::Black, 2, &[3]).unwrap();
         let err = store
-            .read_resolved((Color::Black, 2), 0, &mut [0; 16], |_| {})
+            .read_resolved(Color::Black, 2, &mut [0; 16], |_| {})
             .unwrap_err();
         assert!(err.to_string().contains("torn resolution log"), "{err}");
         // Resolution logs are the store's own: removed with the rest.

@@ -64,9 +64,6 @@ pub struct Work {
     /// Streaming: the chunks whose resolution log holds entries their file does not
     /// ([`Work::defer_resolved`]).
     resolved: ByColor<Vec<AtomicBool>>,
-    /// Streaming: the chunks whose open-words file holds their unresolved entries' words, newer
-    /// than their chunk file's ([`Work::update_open`]).
-    open_words: ByColor<Vec<AtomicBool>>,
     /// Which side's unresolved filter is parked in the store, if the plan parks one
     /// ([`super::parked`]).
     parking: Option<Parking>,
@@ -155,7 +152,6 @@ impl Work {
             chunk_buffers,
             pull,
             resolved: ByColor::new(|_| (0..layout.chunks()).map(|_| false.into()).collect()),
-            open_words: ByColor::new(|_| (0..layout.chunks()).map(|_| false.into()).collect()),
             parking: plan.filter_parked.then(|| Parking {
                 side: Color::Black,
                 sequence: ByColor::new(|_| 0),
@@ -413,42 +409,15 @@ impl Work {
         }
     }
 
-    /// Reads the latest state of chunk `c` of `side`: its file, the words of its open entries
-    /// if they are kept apart ([`Work::update_open`]), and the resolutions its file does not hold
-    /// yet ([`Work::defer_resolved`]).
+    /// Reads the latest file of chunk `c` of `side`, with the resolutions its file does not
+    /// hold yet ([`Work::defer_resolved`]).
     pub fn read(&self, side: Color, c: usize) -> Result<Chunk, BuildError> {
         let len = self.layout.len(c);
-        let rec = self.current[side][c];
-        let mut chunk = self.store.read_chunk(side, c, rec, len)?;
-        if self.open_words[side][c].load(Relaxed) {
-            let key = (side, c, rec.gen);
-            (chunk, _) = self
-                .store
-                .read_open_words(key, len, &mut Vec::new(), Some(chunk))?;
-        }
+        let chunk = self.store.read_chunk(side, c, self.current[side][c], len)?;
         if self.resolved[side][c].load(Relaxed) {
-            if let Err(e) = self.apply_resolved(side, c, 0, &chunk) {
-                // The chunk's buffer goes back to the plan's reserve either way.
-                self.store.recycle(chunk);
-                return Err(e);
-            }
-        }
-        Ok(chunk)
-    }
-
-    /// Applies chunk `c` of `side`'s resolution log from byte `from` to `chunk`: each entry it
-    /// resolves must be unresolved there.
-    fn apply_resolved(
-        &self,
-        side: Color,
-        c: usize,
-        from: u64,
-        chunk: &Chunk,
-    ) -> Result<(), BuildError> {
-        let mut words = vec![0u32; 1 << 14];
-        let mut bad = None;
-        self.store
-            .read_resolved((side, c), from, &mut words, |pairs| {
+            let mut words = vec![0u32; 1 << 14];
+            let mut bad = None;
+            let applied = self.store.read_resolved(side, c, &mut words, |pairs| {
                 for pair in pairs.chunks_exact(2) {
                     match chunk.entries.get(pair[0] as usize) {
                         Some(e) if entry::is_unresolved(e.load(Relaxed)) => {
@@ -457,135 +426,21 @@ impl Work {
                         _ => bad = Some(pair[0]),
                     }
                 }
-            })?;
-        match bad {
-            None => Ok(()),
-            Some(l) => {
+            });
+            let failed = applied.err().or(bad.map(|l| {
                 let path = self.store.log_path(Log::Resolved, side, c);
-                Err(BuildError::Inconsistent(format!(
+                BuildError::Inconsistent(format!(
                     "{}: resolves entry {l}, which is not an unresolved entry of the chunk",
                     path.display()
-                )))
-            }
-        }
-    }
-
-    /// Streaming: calls `f` with chunks `chunks` of `side` as [`Work::rewrite_chunks`] does, for
-    /// an `f` that changes only unresolved entries and reads no other (a ply's updates, a pull,
-    /// a DTM build's events): the chunk it gets holds the chunk's unresolved entries, every
-    /// other entry [`entry::ILLEGAL`]. If `f` returns true, the entries it resolved go to the
-    /// chunk's resolution log and the rest of the unresolved ones to its open-words file; its
-    /// chunk file stays as it is until the next rewrite or checkpoint merges them
-    /// (`formats/build.md` §4.1). The first such change since then reads the whole chunk; the
-    /// next ones read its open words and the resolutions logged since. Why: a decrement ply
-    /// changes a few counts in every chunk of a side, and rewriting whole chunks for them
-    /// (compressing and decompressing every resolved entry) was most of its time.
-    pub fn update_open<S: Send>(
-        &self,
-        side: Color,
-        chunks: &[usize],
-        states: Vec<S>,
-        f: impl Fn(&mut S, usize, &Chunk) -> Result<bool, BuildError> + Sync,
-    ) -> Result<Vec<S>, BuildError> {
-        let taken = std::sync::atomic::AtomicUsize::new(0);
-        states
-            .into_par_iter()
-            .map(|mut state| {
-                let (mut bits, mut pairs) = (Vec::new(), Vec::new());
-                while let Some(&c) = chunks.get(taken.fetch_add(1, Relaxed)) {
-                    let chunk = self.read_open(side, c, &mut bits)?;
-                    let done = match f(&mut state, c, &chunk) {
-                        Ok(true) => self.write_open(side, c, &mut bits, &chunk, &mut pairs),
-                        Ok(false) => Ok(()),
-                        Err(e) => Err(e),
-                    };
-                    self.store.recycle(chunk);
-                    done?;
-                }
-                Ok(state)
-            })
-            .collect()
-    }
-
-    /// The unresolved entries of chunk `c` of `side` (every other entry [`entry::ILLEGAL`]),
-    /// their bitmap in `bits`: from its open-words file and the resolutions logged since it
-    /// was written, or else from [`Work::read`].
-    fn read_open(&self, side: Color, c: usize, bits: &mut Vec<u64>) -> Result<Chunk, BuildError> {
-        let len = self.layout.len(c);
-        let chunk = if self.open_words[side][c].load(Relaxed) {
-            let key = (side, c, self.current[side][c].gen);
-            let (chunk, log_bytes) = self.store.read_open_words(key, len, bits, None)?;
-            if let Err(e) = self.apply_resolved(side, c, log_bytes, &chunk) {
+                ))
+            }));
+            if let Some(e) = failed {
+                // The chunk's buffer goes back to the plan's reserve either way.
                 self.store.recycle(chunk);
                 return Err(e);
             }
-            chunk
-        } else {
-            self.read(side, c)?
-        };
-        bits.clear();
-        bits.extend(chunk.entries.chunks(64).map(|es| {
-            es.iter().enumerate().fold(0u64, |w, (b, e)| {
-                w | (entry::is_unresolved(e.load(Relaxed)) as u64) << b
-            })
-        }));
-        Ok(chunk)
-    }
-
-    /// After `f` of [`Work::update_open`] changed `chunk` (chunk `c` of `side`, whose
-    /// unresolved entries were `bits`): writes the words of those still unresolved to the
-    /// open-words file, then logs the others (resolved by `f`). `pairs` is scratch.
-    fn write_open(
-        &self,
-        side: Color,
-        c: usize,
-        bits: &mut [u64],
-        chunk: &Chunk,
-        pairs: &mut Vec<u32>,
-    ) -> Result<(), BuildError> {
-        // Logged in batches, so a worker's scratch stays small.
-        const BATCH: usize = 1 << 13;
-        let word = |local: usize| chunk.entries[local].load(Relaxed);
-        let resolved_bits: Vec<u64> = bits
-            .iter()
-            .enumerate()
-            .map(|(k, &w)| {
-                let (mut open, mut r) = (w, 0u64);
-                while open != 0 {
-                    let b = open.trailing_zeros();
-                    open &= open - 1;
-                    if !entry::is_unresolved(word(64 * k + b as usize)) {
-                        r |= 1 << b;
-                    }
-                }
-                r
-            })
-            .collect();
-        let logged: u64 = resolved_bits.iter().map(|w| w.count_ones() as u64).sum();
-        bits.iter_mut()
-            .zip(&resolved_bits)
-            .for_each(|(w, r)| *w &= !r);
-        // The log's length once this chunk's resolutions are in it: the file's entries are
-        // those unresolved after them.
-        let log_bytes = self.store.resolved_len(side, c)? + 8 * logged;
-        let key = (side, c, self.current[side][c].gen);
-        self.store.write_open_words(key, log_bytes, bits, chunk)?;
-        self.open_words[side][c].store(true, Relaxed);
-        pairs.clear();
-        for (k, &r) in resolved_bits.iter().enumerate() {
-            let mut r = r;
-            while r != 0 {
-                let local = 64 * k + r.trailing_zeros() as usize;
-                r &= r - 1;
-                pairs.extend([local as u32, word(local)]);
-            }
-            if pairs.len() >= BATCH || (k + 1 == resolved_bits.len() && !pairs.is_empty()) {
-                self.store.append_resolved(side, c, pairs)?;
-                self.resolved[side][c].store(true, Relaxed);
-                pairs.clear();
-            }
         }
-        Ok(())
+        Ok(chunk)
     }
 
     /// Resolves `side`'s unresolved entries `indices` to the word `to` (an order's seeds): in
@@ -646,24 +501,21 @@ impl Work {
     }
 
     /// After chunk `c` of `side` was written from a [`Work::read`]: its file holds its
-    /// resolutions and open words.
+    /// resolutions.
     fn written(&self, side: Color, c: usize) -> Result<(), BuildError> {
-        // A stale open-words file is overwritten when next needed, or pruned at a checkpoint.
-        self.open_words[side][c].store(false, Relaxed);
         if self.resolved[side][c].swap(false, Relaxed) {
             self.store.clear_resolved(side, c)?;
         }
         Ok(())
     }
 
-    /// Writes every chunk with resolutions or open words its file does not hold (before a
-    /// checkpoint, which names chunk files only).
+    /// Writes every chunk with resolutions its file does not hold (before a checkpoint, which
+    /// names chunk files only).
     fn write_resolved(&mut self) -> Result<(), BuildError> {
         for side in Color::ALL {
-            let newer = |c: usize| {
-                self.resolved[side][c].load(Relaxed) || self.open_words[side][c].load(Relaxed)
-            };
-            let chunks: Vec<usize> = (0..self.layout.chunks()).filter(|&c| newer(c)).collect();
+            let chunks: Vec<usize> = (0..self.layout.chunks())
+                .filter(|&c| self.resolved[side][c].load(Relaxed))
+                .collect();
             if chunks.is_empty() {
                 continue;
             }
@@ -721,11 +573,9 @@ impl Work {
         Ok((states, written.concat()))
     }
 
-    /// Calls `f` to update `side`'s unresolved entries in place, with a range of indices and a
-    /// view that reaches the entry of each: once over every entry when resident; streaming,
-    /// once per chunk among `chunks` ([`Work::update_open`]: `f` changes only unresolved
-    /// entries and reads no other), each read and, if `f` returns true (it changed something),
-    /// its changes kept.
+    /// Calls `f` to update `side`'s entries in place, with a range of indices and a view that
+    /// reaches the entry of each: once over every entry when resident; streaming, once per chunk
+    /// among `chunks`, each read and, if `f` returns true (it changed something), written back.
     pub fn update_entries(
         &mut self,
         side: Color,
@@ -742,11 +592,12 @@ impl Work {
             return Ok(());
         }
         let workers = vec![(); self.chunk_workers(chunks.len())];
-        self.update_open(side, chunks, workers, |_, c, chunk| {
+        let (_, written) = self.rewrite_chunks(side, chunks, workers, |_, c, chunk| {
             let base = layout.base(c);
             let range = base..base + layout.len(c) as u64;
             Ok(f(self, range, &EntryView::Chunk(chunk, base)))
         })?;
+        self.record(side, written);
         Ok(())
     }
 

@@ -409,12 +409,11 @@ fn print_reports(
         if verbose && t.written() + t.read() > 0 {
             writeln!(
                 out,
-                "{:<12} store     wrote {} (chunks {}, open words {}, update logs {}, \
-                 resolution logs {}, frontier lists {}, parked filters {}), read {}",
+                "{:<12} store     wrote {} (chunks {}, update logs {}, resolution logs {}, \
+                 frontier lists {}, parked filters {}), read {}",
                 name,
                 bytes(t.written()),
                 bytes(t.chunks_written),
-                bytes(t.open_written),
                 bytes(t.updates_written),
                 bytes(t.resolved_written),
                 bytes(t.frontier_written),

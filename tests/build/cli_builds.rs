@@ -256,19 +256,15 @@ fn store_traffic_counts_the_working_files() {
     let n = top.entries;
     let chunks = n.div_ceil(1 << 16);
     let t = top.traffic;
-    // Every chunk written at least at initialisation, each checkpoint and the rewrites.
-    assert!(t.chunks_written > 2 * chunks, "{t:?}");
+    assert!(t.chunks_written > 2 * 40 * chunks, "{t:?}");
     assert!(t.chunks_read > 0 && t.updates_written > 0, "{t:?}");
     assert_eq!(
         t.updates_read, t.updates_written,
         "every logged update is read back"
     );
-    // Decrement plies keep the unresolved entries' words apart between checkpoints, and the
-    // next ply reads them back.
-    assert!(t.open_written > 0 && t.open_read > 0, "{t:?}");
     assert_eq!(
         t.written(),
-        t.chunks_written + t.updates_written + t.resolved_written + t.open_written
+        t.chunks_written + t.updates_written + t.resolved_written
     );
     let dir = tempfile::tempdir().unwrap();
     let reports = build(

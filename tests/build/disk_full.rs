@@ -224,9 +224,8 @@ fn a_disk_that_fills_up_mid_build_is_a_clear_error_and_the_build_resumes() {
         (plain.path(), "KRKAABB", (0, 37), &stream, ".xqtb.tmp"),
         // Resident: the working chunks, written at the next checkpoint.
         (plain.path(), "KRKAABB", (0, 12), &[], ".chunk"),
-        // After an order's seeding: its first ply is pulled, its chunks' unresolved entries
-        // kept apart.
-        (rules.path(), "KRKN", (1, 0), &stream, ".open"),
+        // After an order's seeding: its first ply is pulled, its chunks rewritten.
+        (rules.path(), "KRKN", (1, 0), &stream, ".chunk"),
         // A win ply pushed: its resolution logs.
         (rules.path(), "KRKN", (0, 2), &push_only, ".resolved"),
         // An order's decrement ply: update logs.
