@@ -57,13 +57,29 @@ pub fn tmp_need(n: u64) -> u64 {
 const OUTPUT_BYTES_PER_ENTRY: [f64; 2] = [0.088, 0.088];
 
 /// Entries (both sides) built per second on the reference machine at 2 threads, by metric (DTC,
-/// DTM), resident and streamed. DTC: KRNKAABB resident 103 M entries in 20.4 s, KCPABKAABB
-/// streamed at `--memory 1G` 1.92 G entries in 670 s (`docs/performance.md`, "Beyond RAM"). DTM:
-/// the DTC rates over the median ratio of CPU seconds, DTM to DTC, of the same tables of the
-/// KCPAABKAABB and KCPAABBKAABB families built at `--memory 1G` (1.73 over 47 resident tables,
-/// 2.04 over 5 streamed): pawn tables' long mates make DTM's plies many more than DTC's. (A
-/// small table without pawns takes about as long in either: KRCKR 14.7 against 14.3 s.)
-const ENTRIES_PER_SECOND: [[f64; 2]; 2] = [[5.0e6, 2.8e6], [2.9e6, 1.4e6]];
+/// DTM) and by how the plan keeps the working state: resident; streamed with frontier bitmaps;
+/// with frontier lists (`formats/build.md` §7.3: no pulled win plies, lists written and read);
+/// with lists and one side's filter parked (§7.4: a filter parked and read back each ply). DTC,
+/// quiet builds at `--memory 1G` (`docs/performance.md`): resident, KRNKAABB's 103 M entries in
+/// 20.4 s; bitmaps, KCPABKAABB's 1.92 G in 670 s; lists, KCPAABBKABB's 5.65 G in 2,807 s and
+/// KCPAABBKAAB's 3.35 G in 1,619 s; parked, the record table KCPAABBKAABB's 9.84 G in 6,709 s
+/// (1.9 times what the bitmaps' rate gave). DTM: the DTC rates over the median ratio of CPU
+/// seconds, DTM to DTC, of the same tables of the KCPAABKAABB and KCPAABBKAABB families built
+/// at `--memory 1G` (1.73 over 47 resident tables, 2.04 over 5 streamed): pawn tables' long
+/// mates make DTM's plies many more than DTC's. (A small table without pawns takes about as
+/// long in either: KRCKR 14.7 against 14.3 s.)
+const ENTRIES_PER_SECOND: [[f64; 4]; 2] =
+    [[5.0e6, 2.8e6, 2.0e6, 1.5e6], [2.9e6, 1.4e6, 0.98e6, 0.74e6]];
+
+/// The column of [`ENTRIES_PER_SECOND`] of a plan.
+fn rate_column(plan: &super::plan::Plan) -> usize {
+    match (plan.resident, plan.frontier_lists, plan.filter_parked) {
+        (true, _, _) => 0,
+        (false, false, _) => 1,
+        (false, true, false) => 2,
+        (false, true, true) => 3,
+    }
+}
 
 /// The tables a build of `material` takes, in order, with what each will need under `opts`.
 pub fn estimate(material: Material, opts: &BuildOptions) -> Result<Vec<TableEstimate>, BuildError> {
@@ -151,6 +167,6 @@ pub(super) fn estimate_table(t: Target, opts: &BuildOptions) -> Result<TableEsti
         job_memory: job_memory(t, opts, plan.resident)?,
         tmp_bytes: tmp_need(entries),
         output_bytes: (both * OUTPUT_BYTES_PER_ENTRY[metric]).ceil() as u64,
-        seconds: both / ENTRIES_PER_SECOND[metric][usize::from(!plan.resident)],
+        seconds: both / ENTRIES_PER_SECOND[metric][rate_column(&plan)],
     })
 }
