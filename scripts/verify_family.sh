@@ -4,12 +4,15 @@
 # modification time, ok or failed, wall and CPU seconds, peak RSS. Resumable: a table whose
 # file is recorded ok with the same size and time is skipped, so a family that takes longer to
 # verify than one sitting is verified over several runs of the same command. Stops at the
-# first table that fails, printing verify's report. At the end it prints the family's totals.
+# first table that fails, printing verify's report; with KEEP_GOING=1 it goes on to the other
+# tables, prints each failure, and fails at the end naming them. At the end it prints the
+# family's totals.
 #
 # The checks keep each side's values in a temporary file (2 or 4 bytes an entry) under
 # $TMPDIR (default /tmp): point it at a disk with room for the largest table's.
 #
-# Usage: [THREADS=2] [METRIC=dtc|dtm|both] [XQTB=path] scripts/verify_family.sh MATERIAL DIR
+# Usage: [THREADS=2] [METRIC=dtc|dtm|both] [XQTB=path] [KEEP_GOING=1] scripts/verify_family.sh
+#        MATERIAL DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -eq 2 ] || { echo "usage: scripts/verify_family.sh MATERIAL DIR" >&2; exit 2; }
@@ -33,6 +36,7 @@ for r in json.load(sys.stdin):
     if r["material"] not in seen:
         seen.append(r["material"])
 print(" ".join(seen))')
+failed=()
 for t in $tables; do
   file="$dir/$t.$ext"
   [ -f "$file" ] || { echo "verify_family: $file is missing: build the family first" >&2; exit 1; }
@@ -54,9 +58,14 @@ for t in $tables; do
   if [ "$rc" -ne 0 ]; then
     echo "verify_family: $t failed (exit $rc):" >&2
     cat "$log/$t.verify.out" >&2
-    exit "$rc"
+    [ "${KEEP_GOING:-0}" = 1 ] || exit "$rc"
+    failed+=("$t")
   fi
 done
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "verify_family: ${#failed[@]} table(s) failed: ${failed[*]}" >&2
+  exit 1
+fi
 # The latest ok row of each table of the family.
 python3 - "$done_tsv" $tables <<'PY'
 import csv, sys
