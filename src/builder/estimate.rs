@@ -63,7 +63,8 @@ const OUTPUT_BYTES_PER_ENTRY: [f64; 2] = [0.088, 0.088];
 /// quiet builds at `--memory 1G` (`docs/performance.md`): resident, KRNKAABB's 103 M entries in
 /// 20.4 s; bitmaps, KCPABKAABB's 1.92 G in 670 s; lists, KCPAABBKABB's 5.65 G in 2,807 s and
 /// KCPAABBKAAB's 3.35 G in 1,619 s; parked, the record table KCPAABBKAABB's 9.84 G in 6,709 s
-/// (1.9 times what the bitmaps' rate gave). DTM: the DTC rates over the median ratio of CPU
+/// (two runs, about a quarter hour of it beside other work; 1.9 times what the bitmaps' rate
+/// gave). DTM: the DTC rates over the median ratio of CPU
 /// seconds, DTM to DTC, of the same tables of the KCPAABKAABB and KCPAABBKAABB families built
 /// at `--memory 1G` (1.73 over 47 resident tables, 2.04 over 5 streamed): pawn tables' long
 /// mates make DTM's plies many more than DTC's. (A small table without pawns takes about as
