@@ -3,7 +3,9 @@
 # subset of two advisors and two elephants, with the K+R and K+N tables) built by the C++
 # generator (xiangqitb, built with its own script: see ../shared/peer/README.md) and by xqtb,
 # each as one process from an empty directory, 2 threads. Prints wall time, peak RSS and table
-# bytes of each, and the ratios; then xqtb at --memory 64M (streamed) against its resident run.
+# bytes of each, and the ratios; then xqtb at --memory STREAM_MEMORY (default 64M: streamed)
+# against its resident run. Under the Asian rules (the default) the family's rule stages need
+# STREAM_MEMORY=128M; with `--rules none` (no rule stage, as the generator builds it) 64M do.
 # With RUNS=N (default 1) the three runs repeat N times in turn and the medians are reported,
 # with each round's ratios: on this shared machine one run of each drifts by 5-10 %.
 # Usage: [RUNS=N] scripts/bench_peer.sh PEER_BINARY [xqtb build args...]
@@ -21,6 +23,7 @@ work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 # CPU seconds (user + sys) are reported beside wall time: on a shared machine they are the
 # steadier measure of the work each program does.
 runs=${RUNS:-1}
+stream_memory=${STREAM_MEMORY:-64M}
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 
 peer_run() { # prints: wall kib bytes cpu
@@ -44,7 +47,7 @@ declare -a pw pk pc xw xk xc sw sk sc rounds
 for ((i = 0; i < runs; i++)); do
   read -r pw[i] pk[i] peer_bytes pc[i] < <(peer_run)
   read -r xw[i] xk[i] xq_bytes xc[i] < <(xqtb_run "$work/xqtb" "$@")
-  read -r sw[i] sk[i] _ sc[i] < <(xqtb_run "$work/xqtb64" --memory 64M "$@")
+  read -r sw[i] sk[i] _ sc[i] < <(xqtb_run "$work/xqtb64" --memory "$stream_memory" "$@")
   rounds[i]=$(awk -v a="${xw[i]}" -v b="${pw[i]}" -v s="${sw[i]}" 'BEGIN {printf "%.2f/%.2f", a / b, s / a}')
 done
 max() { printf '%s\n' "$@" | sort -g | tail -n 1; }
@@ -56,7 +59,7 @@ st_wall=$(median "${sw[@]}"); st_cpu=$(median "${sc[@]}"); st_kib=$(max "${sk[@]
 printf '%-22s %10s %10s %12s %14s\n' run "wall s" "CPU s" "peak MiB" "table bytes"
 printf '%-22s %10s %10s %12d %14s\n' "xiangqitb (WDL+DTC)" "$peer_wall" "$peer_cpu" $((peer_kib / 1024)) "$peer_bytes"
 printf '%-22s %10s %10s %12d %14s\n' "xqtb" "$xq_wall" "$xq_cpu" $((xq_kib / 1024)) "$xq_bytes"
-printf '%-22s %10s %10s %12d %14s\n' "xqtb --memory 64M" "$st_wall" "$st_cpu" $((st_kib / 1024)) "-"
+printf '%-22s %10s %10s %12d %14s\n' "xqtb --memory $stream_memory" "$st_wall" "$st_cpu" $((st_kib / 1024)) "-"
 awk -v a="$xq_wall" -v b="$peer_wall" -v s="$st_wall" -v ac="$xq_cpu" -v bc="$peer_cpu" -v xb="$xq_bytes" -v pb="$peer_bytes" 'BEGIN {
   printf "xqtb / xiangqitb: wall %.2f, CPU %.2f; streamed / resident wall: %.2f; bytes xqtb / xiangqitb: %.2f\n", a / b, ac / bc, s / a, xb / pb }'
 [ "$runs" -gt 1 ] && echo "each round's xqtb / xiangqitb and streamed / resident wall: ${rounds[*]}"

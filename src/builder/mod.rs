@@ -578,6 +578,14 @@ pub fn build(
         tidy_settled(&tables, opts)?;
         return Ok(settled);
     }
+    // A checkpoint of other rules first: its error says how to resume it, which a directory of
+    // the checkpoint's rules (the tables built before it) would hide.
+    for &t in &tables {
+        if let Some((store, m)) = StoreDir::checkpoint_left(&opts.tmp, t) {
+            let rule_set = rule_set(opts.rules).for_material(t.material);
+            run::check_checkpoint_rules(&store, &m, t.material, rule_set)?;
+        }
+    }
     check_dir_rules(opts)?;
     for d in [&opts.dir, &opts.tmp] {
         std::fs::create_dir_all(d).map_err(|source| BuildError::Io {

@@ -77,16 +77,7 @@ pub fn build_table(
         Ok(m) => m,
     };
     if let Some(m) = manifest.as_ref() {
-        if m.provenance.rule_set != rule_set.name() {
-            return Err(BuildError::CheckpointRules {
-                store: store.dir.clone(),
-                material,
-                found: m.provenance.rule_set.clone(),
-                asked: rule_set.name().into(),
-                order: m.order,
-                ply: m.ply,
-            });
-        }
+        check_checkpoint_rules(&store.dir, m, material, rule_set)?;
     }
     let table = plan(t, opts, manifest.as_ref())?;
     table.note(&store, progress);
@@ -139,18 +130,40 @@ pub fn build_table(
     })
 }
 
-/// The rules on endless play that apply to `material`'s table built under `rules` (none to a
-/// table where one side alone has attacking pieces: Fang, Section 1), with its pieces'
-/// numbering for chases; an error if its pieces cannot be numbered or indexed.
+/// Fails if the checkpoint `m` (in `store`) of `material`'s build was made under another rule
+/// set than `rule_set`: a build resumes only under its own rules.
+pub(super) fn check_checkpoint_rules(
+    store: &std::path::Path,
+    m: &Manifest,
+    material: Material,
+    rule_set: RuleSet,
+) -> Result<(), BuildError> {
+    if m.provenance.rule_set == rule_set.name() {
+        return Ok(());
+    }
+    Err(BuildError::CheckpointRules {
+        store: store.to_owned(),
+        material,
+        found: m.provenance.rule_set.clone(),
+        asked: rule_set.name().into(),
+        order: m.order,
+        ply: m.ply,
+    })
+}
+
+/// The rules on endless play that apply to `material`'s table built under `rules` (none where
+/// no side has an attacking piece; perpetual check alone under the Asian rules where no piece
+/// can be chased: [`Material::chases_possible`]), with its pieces' numbering for chases; an
+/// error if its pieces cannot be numbered or indexed.
 pub(super) fn table_rules(
     material: Material,
     rules: Rules,
 ) -> Result<(Rules, Numbering), BuildError> {
     Indexer::new(material)?;
-    let rules = if material.rules_apply() {
-        rules
-    } else {
-        Rules::None
+    let rules = match rules {
+        _ if !material.rules_apply() => Rules::None,
+        Rules::Asian if !material.chases_possible() => Rules::Check,
+        _ => rules,
     };
     let numbering = match rules {
         Rules::Asian => Numbering::new(material).map_err(|e| {
@@ -163,9 +176,8 @@ pub(super) fn table_rules(
     Ok((rules, numbering))
 }
 
-/// The build's plan: which rules apply (one-sided tables are not affected by the rules on
-/// endless play: Fang, Section 1), the memory plan within `--memory`, and the chunks (a resumed
-/// build keeps its checkpoint's).
+/// The build's plan: which rules apply ([`table_rules`]), the memory plan within `--memory`,
+/// and the chunks (a resumed build keeps its checkpoint's).
 /// Fails if a new build of `material` has no memory plan within `--memory` (a build resuming a
 /// checkpoint keeps its chunks, and is planned again when it starts).
 pub(super) fn check_plan(t: Target, opts: &BuildOptions) -> Result<(), BuildError> {

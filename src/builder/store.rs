@@ -25,6 +25,8 @@ pub const STORE_VERSION: u32 = 4;
 /// The file that marks a directory as an xqtb store.
 const MARKER: &str = "XQTB-WORK";
 const MARKER_TEXT: &[u8] = b"xqtb working directory: deleted when its table is written\n";
+/// The checkpoint's manifest in a table's store (`formats/build.md` §6).
+const MANIFEST: &str = "manifest.json";
 
 /// One chunk's working entries ([`super::entry`]). Atomics let worker threads apply updates
 /// concurrently; the result does not depend on their order.
@@ -536,7 +538,7 @@ impl StoreDir {
 
     /// The manifest's file.
     pub fn manifest_path(&self) -> PathBuf {
-        self.dir.join("manifest.json")
+        self.dir.join(MANIFEST)
     }
 
     /// The log `kind` of chunk `chunk` of `side` ([`Log`]).
@@ -656,7 +658,18 @@ impl StoreDir {
     /// The manifest, `Ok(None)` if there is none, or a checkpoint error if it is unreadable or
     /// fails its checksum.
     pub fn read_manifest(&self) -> Result<Option<Manifest>, BuildError> {
-        let path = self.manifest_path();
+        StoreDir::read_manifest_at(self.manifest_path())
+    }
+
+    /// The checkpoint a build of `table` left under `tmp`, if one is there and reads, read
+    /// without taking the store's lock (to refuse a build under other rules before it starts).
+    pub fn checkpoint_left(tmp: &Path, table: Target) -> Option<(PathBuf, Manifest)> {
+        let dir = StoreDir::left(tmp, table)?;
+        let m = StoreDir::read_manifest_at(dir.join(MANIFEST)).ok()??;
+        Some((dir, m))
+    }
+
+    fn read_manifest_at(path: PathBuf) -> Result<Option<Manifest>, BuildError> {
         match std::fs::symlink_metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             // Not ours to delete, and no checkpoint: the build cannot go on beside it.
@@ -686,7 +699,7 @@ impl StoreDir {
     /// Is `name` a file this store writes?
     fn ours(name: &str) -> bool {
         let s_c = |n: &str| n.starts_with('s') && n.as_bytes().get(2) == Some(&b'-');
-        name.starts_with("manifest.json")
+        name.starts_with(MANIFEST)
             || (s_c(name)
                 && [
                     ".chunk",

@@ -38,8 +38,8 @@ fn rules_of(h: &Header) -> Option<Rules> {
     match h.rule_set {
         RuleSet::DtcOrder0 => None,
         RuleSet::DtcCheck => Some(Rules::Check),
-        // Rules cannot change a dtc-any table: re-deriving its orders under the Asian rules
-        // must find none.
+        // No rule can change a dtc-any table (no side has an attacking piece): re-deriving
+        // its orders under the Asian rules must find none.
         RuleSet::DtcAsian | RuleSet::DtcAny => Some(Rules::Asian),
     }
 }
@@ -63,9 +63,9 @@ pub(super) fn verify_orders(
     };
     let numbering = match numbering {
         Ok(n) => n,
-        // A dtc-any table whose pieces cannot be numbered for chases is checked for perpetual
-        // check at least.
-        Err(_) if h.rule_set == RuleSet::DtcAny => {
+        // Where no piece can be chased, the Asian rules are perpetual check alone: a material
+        // whose pieces cannot be numbered (KPPPK) is checked for it.
+        Err(_) if !material.chases_possible() => {
             rules = Rules::Check;
             Numbering::kings_only()
         }

@@ -86,7 +86,9 @@ fn published_figures_and_verification() {
 }
 
 /// The same bytes whatever the threads, the budget, the chunks, and whether win plies are
-/// pulled (the default, where that costs less) or all pushed (`--push-only`).
+/// pulled (the default, where that costs less) or all pushed (`--push-only`): under the Asian
+/// rules, and under `--rules none`, whose builds have no rule stage and may keep the frontiers
+/// as lists (with the unresolved filter parked).
 #[test]
 fn output_does_not_depend_on_threads_or_memory() {
     let stream_small_chunks = [
@@ -98,7 +100,8 @@ fn output_does_not_depend_on_threads_or_memory() {
         "--chunk-len",
         "16384",
     ];
-    let runs: [&[&str]; 10] = [
+    const ASIAN_RUNS: usize = 7;
+    let runs: [&[&str]; 12] = [
         &["--threads", "1"],
         &["--threads", "2", "--verbose"],
         &["--threads", "8"],
@@ -108,7 +111,10 @@ fn output_does_not_depend_on_threads_or_memory() {
         &[&stream_small_chunks[..], &["--verbose"]].concat(),
         &["--threads", "2", "--push-only"],
         &[&stream_small_chunks[..], &["--push-only", "--verbose"]].concat(),
-        // The frontiers as per-chunk lists on disk instead of bitmaps (no pulled plies).
+        // `--rules none` from here on (ASIAN_RUNS): compared with the first of them...
+        &["--threads", "1"],
+        &["--threads", "2", "--memory", "64M", "--stream"],
+        // ... the frontiers as per-chunk lists on disk instead of bitmaps (no pulled plies).
         &[&stream_small_chunks[..], &["--frontier-lists", "--verbose"]].concat(),
         &[
             "--threads",
@@ -122,9 +128,12 @@ fn output_does_not_depend_on_threads_or_memory() {
         &[&stream_small_chunks[..], &["--park-filter", "--verbose"]].concat(),
     ];
     let mut outputs = Vec::new();
-    for extra in runs {
+    for (i, extra) in runs.into_iter().enumerate() {
         let dir = tempfile::tempdir().unwrap();
         let mut args = vec!["build", "KRKAABB", "--dir", dir_str(dir.path())];
+        if i >= ASIAN_RUNS && !extra.contains(&"--rules") {
+            args.extend(["--rules", "none"]);
+        }
         if !extra.contains(&"--verbose") {
             args.push("--quiet");
         }
@@ -164,13 +173,16 @@ fn output_does_not_depend_on_threads_or_memory() {
         outputs.push(tables(dir.path()));
     }
     assert_eq!(outputs[0].len(), 18, "KRKAABB and its 17 supporting tables");
-    for o in &outputs[1..] {
-        assert_eq!(o.len(), outputs[0].len());
-        for (a, b) in outputs[0].iter().zip(o) {
+    for (i, o) in outputs.iter().enumerate() {
+        let first = &outputs[if i < ASIAN_RUNS { 0 } else { ASIAN_RUNS }];
+        assert_eq!(o.len(), first.len());
+        for (a, b) in first.iter().zip(o) {
             assert_eq!(a.0, b.0);
             assert!(a.1 == b.1, "{} differs", a.0);
         }
     }
+    // The tables record their rule set (all but the dtc-any ones: KK, KAK, ...).
+    assert!(outputs[0] != outputs[ASIAN_RUNS]);
 }
 
 #[test]
@@ -316,21 +328,25 @@ fn plan_lists_the_tables_build_takes() {
     }
     let after = estimate("KRKAB".parse().unwrap(), &opts).unwrap();
     assert!(after.iter().all(|t| t.present));
-    // At the smallest budget the largest table streams.
+    // At the smallest budget the largest table streams. (Without a rule stage: under the
+    // Asian rules KRNKAABB's supporting KRNKABB needs more than 64 MiB for its rule bitmaps,
+    // and frontier lists are for builds without a rule stage.)
+    let none = xqtb::fang::Rules::None;
     let small = BuildOptions {
         memory: 64 << 20,
+        rules: none,
         ..BuildOptions::new(dir.path())
     };
     let big = estimate("KRNKAABB".parse().unwrap(), &small).unwrap();
     assert!(!big.last().unwrap().resident);
     // It keeps its unresolved filter and frontier bitmaps there, with shorter chunks
-    // (formats/build.md §9); at tighter budgets the filter beside frontier lists (lists alone
-    // only below what its supporting tables, which have a rule stage, need).
+    // (formats/build.md §9); at tighter budgets the filter beside frontier lists.
     let last = big.last().unwrap();
     assert!(last.unresolved_filter && !last.frontier_lists);
     let at = |mib: u64| {
         let opts = BuildOptions {
             memory: mib << 20,
+            rules: none,
             ..BuildOptions::new(dir.path())
         };
         let t = estimate("KRNKAABB".parse().unwrap(), &opts).unwrap();
@@ -425,11 +441,13 @@ fn sets_plan_and_build_every_table_once() {
 #[test]
 fn job_memory_is_the_least_budget_that_keeps_the_plan() {
     let d = tempfile::tempdir().unwrap();
-    let rows = |memory: u64| -> Vec<serde_json::Value> {
+    // The plan of `m` alone: a budget that keeps `m` resident may be too small for a larger
+    // table's rule stage.
+    let rows = |m: &str, memory: u64| -> Vec<serde_json::Value> {
         let out = command()
             .args([
                 "plan",
-                "KRNKAABB",
+                m,
                 "--json",
                 "--memory",
                 &memory.to_string(),
@@ -445,18 +463,18 @@ fn job_memory_is_the_least_budget_that_keeps_the_plan() {
     let by_name = |rows: &[serde_json::Value], m: &str| {
         rows.iter().find(|r| r["material"] == m).cloned().unwrap()
     };
-    let plan = rows(budget);
+    let plan = rows("KRNKAABB", budget);
     for m in ["KRNK", "KRNKAB", "KRNKAABB"] {
         let row = by_name(&plan, m);
         assert_eq!(row["resident"], true, "{m}");
         let job = row["job_memory_bytes"].as_u64().unwrap();
         assert!((64 << 20..=budget).contains(&job), "{m}: {job}");
-        assert_eq!(by_name(&rows(job), m)["resident"], true, "{m} at {job}");
+        assert_eq!(by_name(&rows(m, job), m)["resident"], true, "{m} at {job}");
         let least = job * 4 / 5;
         if least > 80 << 20 {
             let below = least - (2 << 20);
             assert_eq!(
-                by_name(&rows(below), m)["resident"],
+                by_name(&rows(m, below), m)["resident"],
                 false,
                 "{m} at {below}"
             );

@@ -1,6 +1,6 @@
 //! What a table was built from (`formats/table.md` §4.1, `formats/build.md` §6 and §11): a
 //! checkpoint resumes only under the rules it was made with, a directory holds tables of one
-//! rule set (`dtc-any` tables, which no rule changes, serve all), and tables that are each intact
+//! rule set (`dtc-any` tables, where no side has an attacking piece, serve all), and tables that are each intact
 //! but do not belong together are refused — by `build` (which rebuilds what depends on a changed
 //! table), by the probing API, `xqtb probe` and `xqtb verify` — never combined into wrong answers.
 
@@ -16,8 +16,10 @@ use xqtb::{parse_fen, ByColor, Color, Material};
 const KRKN_FEN: &str = "9/9/4k4/9/9/9/9/9/1n7/R2K5 w";
 /// The same with a cannon for the rook (KCKN).
 const KCKN_FEN: &str = "9/9/4k4/9/9/9/9/9/1n7/C2K5 w";
-/// KRK, Red to move (a dtc-any table).
+/// KRK, Red to move.
 const KRK_FEN: &str = "3k5/9/9/9/9/9/9/9/9/4K1R2 w";
+/// KK, Red to move (a dtc-any table: no side has an attacking piece).
+const KK_FEN: &str = "3k5/9/9/9/9/9/9/9/9/4K4 w";
 
 /// `xqtb build KRKN --dir <dir> --rules <rules>` checkpointing at every pass, dying after the
 /// checkpoint at `abort` (order, ply) if given.
@@ -65,7 +67,7 @@ fn krkn(dir: &Path) -> Vec<u8> {
 /// said `dtc-order0` with max order 1, which `verify` passed. Every change of rules on resume is
 /// refused, naming the checkpoint's rules and how to go on; the same rules resume to the clean
 /// build's bytes; and the other rules build it in a directory of their own, sharing the dtc-any
-/// tables.
+/// table (KK) and building the rest.
 #[test]
 fn a_checkpoint_resumes_only_under_its_own_rules() {
     for (first, second, abort) in [
@@ -100,8 +102,8 @@ fn a_checkpoint_resumes_only_under_its_own_rules() {
             krkn(dir.path()) == krkn(clean(first)),
             "{first}: resumed bytes differ"
         );
-        // The directory now holds a table of `first`'s rules: `second` builds elsewhere, reusing
-        // the dtc-any tables as they are.
+        // The directory now holds tables of `first`'s rules: `second` builds elsewhere, reusing
+        // the dtc-any table as it is (KRK and KNK have attacking pieces: their own rule set).
         let refused = build_krkn(dir.path(), second, None);
         assert!(
             !refused.status.success()
@@ -110,7 +112,7 @@ fn a_checkpoint_resumes_only_under_its_own_rules() {
             text(&refused.stderr)
         );
         let elsewhere = tempfile::tempdir().unwrap();
-        copy_tables(dir.path(), elsewhere.path(), &["KK", "KRK", "KNK"]);
+        copy_tables(dir.path(), elsewhere.path(), &["KK"]);
         let before = common::tables(elsewhere.path());
         let out = build_cmd(
             "KRKN",
@@ -120,12 +122,13 @@ fn a_checkpoint_resumes_only_under_its_own_rules() {
         .output()
         .unwrap();
         assert_ok("other rules elsewhere", &out);
-        let built: Vec<String> = text(&out.stdout)
+        let mut built: Vec<String> = text(&out.stdout)
             .lines()
             .filter(|l| l.contains(" built "))
             .map(|l| l.split_whitespace().next().unwrap().to_string())
             .collect();
-        assert_eq!(built, ["KRKN"], "{}", text(&out.stdout));
+        built.sort();
+        assert_eq!(built, ["KNK", "KRK", "KRKN"], "{}", text(&out.stdout));
         for (name, bytes) in before {
             assert!(
                 common::tables(elsewhere.path()).contains(&(name.clone(), bytes)),
@@ -139,26 +142,40 @@ fn a_checkpoint_resumes_only_under_its_own_rules() {
     }
 }
 
-/// The tables where one side alone has attacking pieces are the same bytes under every rules
-/// option (rule set dtc-any), and `verify` re-derives their orders under the Asian rules.
+/// A table where no side has an attacking piece (KK, KABKA) is the same bytes under every rules
+/// option (rule set dtc-any); one where only one side has them (KRK, KNK) is not exempt: it
+/// records the rules it was built under (`formats/table.md` §4.1).
 #[test]
-fn one_sided_tables_are_the_same_under_every_rule_set() {
-    for m in ["KK", "KRK", "KNK"] {
-        let name = format!("{m}.xqtb");
-        let asian = std::fs::read(clean("asian").join(&name)).unwrap();
-        assert!(
-            asian == std::fs::read(clean("check").join(&name)).unwrap(),
-            "{m}"
-        );
-        assert!(
-            asian == std::fs::read(clean("none").join(&name)).unwrap(),
-            "{m}"
-        );
-        let h = TableFile::open(&clean("none").join(&name), 0).unwrap();
-        assert_eq!(h.header().rule_set, RuleSet::DtcAny, "{m}");
+fn only_tables_without_attacking_pieces_are_shared_by_every_rule_set() {
+    let kabka = |rules: &str| {
+        let d = tempfile::tempdir().unwrap();
+        let out = build_cmd("KABKA", d.path(), &["--quiet", "--rules", rules])
+            .output()
+            .unwrap();
+        assert_ok(&format!("KABKA {rules}"), &out);
+        (std::fs::read(d.path().join("KABKA.xqtb")).unwrap(), d)
+    };
+    let (asian, d) = kabka("asian");
+    for rules in ["check", "none"] {
+        assert!(asian == kabka(rules).0, "KABKA {rules}");
+    }
+    let h = TableFile::open(&d.path().join("KABKA.xqtb"), 0).unwrap();
+    assert_eq!(h.header().rule_set, RuleSet::DtcAny);
+    let kk = std::fs::read(clean("asian").join("KK.xqtb")).unwrap();
+    for rules in ["check", "none"] {
+        assert!(kk == std::fs::read(clean(rules).join("KK.xqtb")).unwrap());
+    }
+    for (rules, rule_set) in [
+        ("asian", RuleSet::DtcAsian),
+        ("check", RuleSet::DtcCheck),
+        ("none", RuleSet::DtcOrder0),
+    ] {
+        for m in ["KRK", "KNK", "KRKN"] {
+            let h = TableFile::open(&clean(rules).join(format!("{m}.xqtb")), 0).unwrap();
+            assert_eq!(h.header().rule_set, rule_set, "{m} {rules}");
+        }
     }
     let h = TableFile::open(&clean("none").join("KRKN.xqtb"), 0).unwrap();
-    assert_eq!(h.header().rule_set, RuleSet::DtcOrder0);
     let supports: Vec<String> = h
         .header()
         .supports
@@ -169,7 +186,7 @@ fn one_sided_tables_are_the_same_under_every_rule_set() {
 }
 
 /// A directory mixing rule sets: each table of either is refused with an error naming both
-/// files, by the API, `xqtb probe` and `xqtb verify`; dtc-any tables go on serving.
+/// files, by the API, `xqtb probe` and `xqtb verify`; the dtc-any table goes on serving.
 #[test]
 fn a_directory_mixing_rule_sets_is_refused_by_every_reader() {
     let dir = tempfile::tempdir().unwrap();
@@ -181,9 +198,7 @@ fn a_directory_mixing_rule_sets_is_refused_by_every_reader() {
             .output()
             .unwrap(),
     );
-    for name in ["KCK.xqtb", "KCKN.xqtb"] {
-        std::fs::copy(none.path().join(name), dir.path().join(name)).unwrap();
-    }
+    std::fs::copy(none.path().join("KCKN.xqtb"), dir.path().join("KCKN.xqtb")).unwrap();
     let tb = Tablebase::open(dir.path()).unwrap();
     for fen in [KRKN_FEN, KCKN_FEN] {
         let err = tb.probe_wdl(&parse_fen(fen).unwrap()).unwrap_err();
@@ -194,13 +209,17 @@ fn a_directory_mixing_rule_sets_is_refused_by_every_reader() {
             matches!(**source, TableError::RuleSetMismatch { .. }),
             "{err:?}"
         );
+        // Each names its own file and one of the other rule set (KCKN's: KRKN, KRK or KNK).
         let msg = err.to_string();
         assert!(
-            msg.contains("KRKN.xqtb") && msg.contains("KCKN.xqtb"),
+            msg.contains("KCKN.xqtb") && msg.contains("dtc-order0") && msg.contains("dtc-asian"),
             "{msg}"
         );
+        if fen == KRKN_FEN {
+            assert!(msg.contains("KRKN.xqtb"), "{msg}");
+        }
     }
-    assert!(tb.probe_dtc(&parse_fen(KRK_FEN).unwrap()).is_ok());
+    assert!(tb.probe_dtc(&parse_fen(KK_FEN).unwrap()).is_ok());
     let probe = xqtb()
         .args(["probe", "--dir"])
         .arg(dir.path())

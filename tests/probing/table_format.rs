@@ -512,7 +512,7 @@ fn reseal(b: &mut [u8]) {
 
 /// Each rule set's invariants are checked when a table opens (`formats/table.md` §4, §11): a
 /// table of rule set dtc-order0 or dtc-any has order 0 only, dtc-any is recorded exactly for a
-/// material the rules cannot change, and no value has an order above the header's maximum.
+/// material the rules cannot change (no side has an attacking piece), and no value has an order above the header's maximum.
 /// (A resume under other rules once wrote a dtc-order0 header with max order 1, which `verify`
 /// passed.)
 #[test]
@@ -520,6 +520,7 @@ fn every_rule_sets_invariants_are_checked_at_open() {
     let dir = tempfile::tempdir().unwrap();
     let (krkn, _) = write_table(dir.path(), "KRKN", 1 << 30, |_| 30, (None, None));
     let (knka, _) = write_table(dir.path(), "KNKA", 1 << 30, |_| 30, (None, None));
+    let (kabka, _) = write_table(dir.path(), "KABKA", 1 << 30, |_| 30, (None, None));
     let good = |p: &Path| std::fs::read(p).unwrap();
     let open = |mut b: Vec<u8>, path: &Path| {
         reseal(&mut b);
@@ -536,19 +537,30 @@ fn every_rule_sets_invariants_are_checked_at_open() {
     };
     assert_eq!(open(good(&krkn), &krkn), None);
     assert_eq!(open(good(&knka), &knka), None);
+    assert_eq!(open(good(&kabka), &kabka), None);
     // KRKN (max order 1) relabelled dtc-order0, then also its max order set to 0.
     let e = open(with(&krkn, &[(16, 1)]), &krkn).unwrap();
     assert!(
         e.contains("max order 1 in a table of rule set dtc-order0"),
         "{e}"
     );
-    let e = open(with(&krkn, &[(16, 1), (52, 0)]), &krkn).unwrap();
+    // (Its supporting tables' records, KNK's and KRK's at 256 + 32 k, relabelled too: a
+    // dtc-order0 table lists dtc-order0 ones.)
+    let order0 = [(16, 1), (52, 0), (256 + 16, 1), (256 + 48, 1)];
+    let e = open(with(&krkn, &order0), &krkn).unwrap();
     assert!(e.contains("impossible value: order 1"), "{e}");
     // dtc-any for a material the rules change, and another rule set for one they cannot.
     let e = open(with(&krkn, &[(16, 4), (52, 0)]), &krkn).unwrap();
     assert!(e.contains("rule set dtc-any for KRKN"), "{e}");
-    let e = open(with(&knka, &[(16, 3)]), &knka).unwrap();
-    assert!(e.contains("rule set dtc-asian for KNKA"), "{e}");
+    let e = open(with(&kabka, &[(16, 3)]), &kabka).unwrap();
+    assert!(e.contains("rule set dtc-asian for KABKA"), "{e}");
+    // A table with attacking pieces on one side only, as an earlier xqtb wrote it (dtc-any):
+    // its values may be wrong (formats/table.md §4.1), and the error says to rebuild it.
+    let e = open(with(&knka, &[(16, 4), (52, 0)]), &knka).unwrap();
+    assert!(
+        e.contains("rule set dtc-any for KNKA") && e.contains("rebuild the table"),
+        "{e}"
+    );
 }
 
 proptest! {

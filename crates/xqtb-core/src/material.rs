@@ -114,16 +114,44 @@ impl Material {
     }
 
     /// Can the rules on endless play (perpetual check and chase) change any value of this
-    /// material? Only if both sides have attacking pieces (rook, horse, cannon or pawn): tables
-    /// with attacking pieces on one side only are not affected by these rules (Fang, "The
-    /// Nature of Retrograde Analysis for Chinese Chess", 2005, Section 1, after Fang, Hsu and
-    /// Hsu, 2000), and have the same values under every rule set.
+    /// material? Yes unless neither side has an attacking piece (rook, horse, cannon or pawn):
+    /// then no move gives check, and no piece can be chased (an advisor or elephant attacks only
+    /// points of its own half, where the other side's advisors and elephants never stand, and
+    /// kings are never chased), so every cycle of play is a draw under every rule set.
+    ///
+    /// Attacking pieces on one side only do not keep the rules out, whatever the literature
+    /// says (Fang, "The Nature of Retrograde Analysis for Chinese Chess", 2005, Section 1, after
+    /// Fang, Hsu and Hsu, 2000): the defender's advisors and elephants chase the attacker's
+    /// pieces in their half, and the attacker's checks can be perpetual. In KCPKAAB, Black to
+    /// move in `2P1k4/4a4/4ba3/9/9/9/9/9/4C4/3K5 b` has one move, K5=6, which lets the pinned
+    /// elephant chase the unprotected pawn on c10: a loss of order 1 under the Asian rules.
     pub fn rules_apply(&self) -> bool {
-        Color::ALL.into_iter().all(|c| {
-            [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn]
+        Color::ALL.into_iter().any(|c| self.has_attackers(c))
+    }
+
+    /// Can a forbidden chase occur in this material (`formats/rules.md`, clauses 1–5)? Only if a
+    /// side has a piece that may chase (rook, horse, cannon, advisor or elephant: kings and pawns
+    /// chase freely) and the other side a piece it can reach: any piece but the king for a
+    /// rook, horse or cannon; for an advisor or elephant, which stay in their own half, a rook,
+    /// horse, cannon or pawn (a pawn in that half has crossed the river). Where none can, the
+    /// Asian rules are perpetual check alone.
+    pub fn chases_possible(&self) -> bool {
+        Color::ALL.into_iter().any(|c| {
+            let has = |roles: &[Role]| roles.iter().any(|&r| self.count(c, r) > 0);
+            let far_chaser = has(&[Role::Rook, Role::Horse, Role::Cannon]);
+            let home_chaser = has(&[Role::Advisor, Role::Elephant]);
+            let other_pieces = Role::ALL
                 .into_iter()
-                .any(|r| self.count(c, r) > 0)
+                .any(|r| r != Role::King && self.count(!c, r) > 0);
+            (far_chaser && other_pieces) || (home_chaser && self.has_attackers(!c))
         })
+    }
+
+    /// Has `color` a rook, horse, cannon or pawn?
+    fn has_attackers(&self, color: Color) -> bool {
+        [Role::Rook, Role::Horse, Role::Cannon, Role::Pawn]
+            .into_iter()
+            .any(|r| self.count(color, r) > 0)
     }
 
     /// Total pieces on the board, kings included.
@@ -218,5 +246,39 @@ impl fmt::Display for Material {
 impl fmt::Debug for Material {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Material({self})")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Material;
+
+    fn m(s: &str) -> Material {
+        s.parse().unwrap()
+    }
+
+    /// Without a rook, horse, cannon or pawn nothing gives check and nothing can be chased;
+    /// with one on either side the rules may decide (KCPKAAB: formats/table.md §4.1).
+    #[test]
+    fn the_rules_apply_wherever_a_side_has_an_attacking_piece() {
+        for s in ["KK", "KAK", "KABKAB", "KAABBKAABB"] {
+            assert!(!m(s).rules_apply(), "{s}");
+        }
+        for s in ["KRK", "KPK", "KNKA", "KCPKAAB", "KRKN", "KAKP"] {
+            assert!(m(s).rules_apply(), "{s}");
+        }
+    }
+
+    /// A chase needs a chaser (rook, horse, cannon, advisor, elephant) and a piece it can reach:
+    /// kings are never chased and pawns and kings chase freely (formats/rules.md §3), and an
+    /// advisor or elephant reaches only the other side's rooks, horses, cannons and pawns.
+    #[test]
+    fn chases_need_a_chaser_and_a_piece_it_can_reach() {
+        for s in ["KRK", "KCPK", "KPPPK", "KPPPKP", "KAKA", "KABKAB", "KPKP"] {
+            assert!(!m(s).chases_possible(), "{s}");
+        }
+        for s in ["KNKA", "KPKA", "KAKP", "KRKP", "KRKA", "KCPKAAB", "KPKB"] {
+            assert!(m(s).chases_possible(), "{s}");
+        }
     }
 }

@@ -218,9 +218,9 @@ pub enum RuleSet {
     /// (Fang's Algorithm 8, complete under the Asian rules).
     DtcAsian = 3,
     /// Distance to conversion, order 0, and the same values under every rule set: a table
-    /// where at most one side has rooks, horses, cannons or pawns, which neither perpetual check
-    /// nor chase can decide (Fang, Section 1; [`Material::rules_apply`]). One such table serves
-    /// the tables of every rule set.
+    /// where no side has a rook, horse, cannon or pawn, so that no move gives check and no
+    /// piece can be chased ([`Material::rules_apply`]). One such table serves the tables of
+    /// every rule set.
     DtcAny = 4,
 }
 
@@ -762,7 +762,9 @@ impl Header {
                 h.rule_set.name(),
                 h.material,
                 if h.material.rules_apply() {
-                    "whose values the rules on endless play can change"
+                    "whose values the rules on endless play can change (an earlier xqtb wrote \
+                     dtc-any for every material with attacking pieces on one side only, and \
+                     some of those values are wrong: rebuild the table)"
                 } else {
                     "which only rule set dtc-any describes (no rules change its values)"
                 }
