@@ -5,7 +5,8 @@
 # each as one process from an empty directory, 2 threads. Prints wall time, peak RSS and table
 # bytes of each, and the ratios; then xqtb at --memory STREAM_MEMORY (default 64M: streamed)
 # against its resident run. Under the Asian rules (the default) the family's rule stages need
-# STREAM_MEMORY=128M; with `--rules none` (no rule stage, as the generator builds it) 64M do.
+# STREAM_MEMORY=256M (KRNKAABB needs 195 MiB); with `--rules none` (no rule stage, as the
+# generator builds these tables) 64M do.
 # With RUNS=N (default 1) the three runs repeat N times in turn and the medians are reported,
 # with each round's ratios: on this shared machine one run of each drifts by 5-10 %.
 # Usage: [RUNS=N] scripts/bench_peer.sh PEER_BINARY [xqtb build args...]

@@ -561,6 +561,14 @@ fn every_rule_sets_invariants_are_checked_at_open() {
         e.contains("rule set dtc-any for KNKA") && e.contains("rebuild the table"),
         "{e}"
     );
+    // And a table listing such a supporting table (KRKN built from a dtc-any KNK): it may have
+    // taken wrong values through its captures.
+    let e = open(with(&krkn, &[(256 + 16, 4)]), &krkn).unwrap();
+    assert!(
+        e.contains("KNK of rule set dtc-any, which that material cannot have")
+            && e.contains("rebuild the table"),
+        "{e}"
+    );
 }
 
 proptest! {

@@ -382,8 +382,8 @@ pub(crate) fn supports_to_bytes(supports: &[SupportingTable]) -> Vec<u8> {
 }
 
 /// A supporting-table list from its bytes, checked against the header: its crc32, one record
-/// per table `header.material`'s captures lead to, each of a rule set that combines with the
-/// header's.
+/// per table `header.material`'s captures lead to, each of a rule set its material can have and
+/// that combines with the header's.
 pub(crate) fn supports_from_bytes(
     b: &[u8],
     header: &Header,
@@ -408,6 +408,20 @@ pub(crate) fn supports_from_bytes(
         return Err(bad(format!(
             "names {named:?}, but {}'s captures lead to {expected:?}",
             header.material
+        )));
+    }
+    // An earlier xqtb wrote dtc-any for materials the rules can change; a table built from one
+    // may have taken wrong values through its captures.
+    if let Some(s) = list
+        .iter()
+        .find(|s| (s.rule_set == RuleSet::DtcAny) == s.material.rules_apply())
+    {
+        return Err(bad(format!(
+            "{} of rule set {}, which that material cannot have (an earlier xqtb wrote dtc-any \
+             for every material with attacking pieces on one side only, and some of those \
+             values are wrong: rebuild the table)",
+            s.material,
+            s.rule_set.name()
         )));
     }
     if let Some(s) = list
