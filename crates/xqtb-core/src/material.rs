@@ -124,7 +124,8 @@ impl Material {
     /// Fang, Hsu and Hsu, 2000): the defender's advisors and elephants chase the attacker's
     /// pieces in their half, and the attacker's checks can be perpetual. In KCPKAAB, Black to
     /// move in `2P1k4/4a4/4ba3/9/9/9/9/9/4C4/3K5 b` has one move, K5=6, which lets the pinned
-    /// elephant chase the unprotected pawn on c10: a loss of order 1 under the Asian rules.
+    /// elephant chase the unprotected pawn on c9 (the top rank): a loss of order 1 under the
+    /// Asian rules.
     pub fn rules_apply(&self) -> bool {
         Color::ALL.into_iter().any(|c| self.has_attackers(c))
     }
