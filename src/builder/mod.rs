@@ -184,6 +184,26 @@ pub enum BuildError {
         /// The table that does not fit.
         material: Material,
     },
+    /// A rule stage's pattern, computed in its slice (a streamed build whose pattern bitmaps do
+    /// not fit), needs more memory than the plan lends the pattern phase.
+    #[error(
+        "the rule stage of {material} after order {order} needs {} MiB for a pattern's slice, \
+         but the memory budget leaves it {} MiB: run the build again with --memory at least {} \
+         MiB larger to resume it",
+        needed.div_ceil(1 << 20),
+        budget >> 20,
+        (needed - budget).div_ceil(1 << 20)
+    )]
+    SliceTooLarge {
+        /// The table being built.
+        material: Material,
+        /// The order whose patterns were being computed.
+        order: u16,
+        /// Bytes the slice's pattern computation may take.
+        needed: u64,
+        /// Bytes the plan lends it.
+        budget: u64,
+    },
     /// The working directory exists, is not empty and is not an xqtb store.
     #[error("{0} exists and is not an xqtb working directory: refusing to use or delete it (choose another --tmp)")]
     ForeignDir(PathBuf),
@@ -307,6 +327,9 @@ pub struct BuildOptions {
     /// Push every win ply from its frontier, never pull it (for tests and measurements: the
     /// two resolve the same entries).
     pub push_only: bool,
+    /// Stream, and compute a rule stage's patterns in slices even if their bitmaps would fit
+    /// the budget (for tests and measurements: both give the same seeds).
+    pub pattern_slices: bool,
     /// Fail at once if another build holds a table this build needs, instead of building the
     /// other tables meanwhile and waiting for it.
     pub no_wait: bool,
@@ -368,6 +391,7 @@ impl BuildOptions {
             force_streaming: false,
             frontier_lists: false,
             park_filter: false,
+            pattern_slices: false,
             push_only: false,
             no_wait: false,
             keep_derived: false,

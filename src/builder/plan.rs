@@ -43,6 +43,10 @@ pub struct Plan {
     pub update_buffer: u64,
     /// Chunks in RAM at once (streaming): one per worker if the budget allows, at least two.
     pub chunk_buffers: usize,
+    /// Streaming with a rule stage whose pattern bitmaps do not fit: the patterns over the
+    /// whole graph are computed in slices ([`crate::retro::slice`]) within this many bytes,
+    /// what the propagation lends the pattern phase.
+    pub pattern_slices: Option<u64>,
     /// The planned total.
     pub total: u64,
 }
@@ -58,6 +62,8 @@ pub enum Force {
     FrontierLists,
     /// As `FrontierLists`, with the unresolved filter parked one side at a time.
     ParkedFilter,
+    /// Stream, and compute a rule stage's patterns in slices even where their bitmaps fit.
+    PatternSlices,
 }
 
 /// Why no plan fits.
@@ -131,9 +137,17 @@ pub fn plan(
     // The bitmaps the rule phases keep, and the unresolved filter they read, in every mode;
     // and what a pattern phase takes beyond what the propagation lends it (both frontiers,
     // the update buffers and the chunk buffers: `Work::lend_pass_memory`), `lent` at least.
-    let rule_bytes = |lent: u64| rule.kept * bitmap + (rule.patterns * bitmap).saturating_sub(lent);
+    // In slices, the patterns take only what is lent (`Plan::pattern_slices`).
+    let rule_bytes = |lent: u64, slices: bool| {
+        let patterns = match slices {
+            true => 0,
+            false => (rule.patterns * bitmap).saturating_sub(lent),
+        };
+        rule.kept * bitmap + patterns
+    };
     let lent = 4 * bitmap + workers + MIN_UPDATE_BUFFER;
-    let resident = 2 * chunk_bytes(entries) + 6 * bitmap + RESERVE + workers + rule_bytes(lent);
+    let resident =
+        2 * chunk_bytes(entries) + 6 * bitmap + RESERVE + workers + rule_bytes(lent, false);
     if force == Force::Nothing && resident + subs_min + MIN_UPDATE_BUFFER <= budget {
         // A quarter of what is left stages updates (up to `MAX_RESIDENT_BUFFER`); supporting
         // tables may take the rest.
@@ -147,6 +161,7 @@ pub fn plan(
             pack_budget: free - update_buffer + subs_min,
             update_buffer,
             chunk_buffers: 0,
+            pattern_slices: None,
             total: budget,
         });
     }
@@ -156,7 +171,9 @@ pub fn plan(
     // workers' gathering buffers and the staging buffer while a frontier is scanned.
     let chunk = 2 * chunk_bytes(chunk_len);
     let with_rules = rule.kept > 0;
-    let base = chunk + workers + RESERVE + subs_min + rule_bytes(lent + chunk) + MIN_UPDATE_BUFFER;
+    let base = |slices| {
+        chunk + workers + RESERVE + subs_min + rule_bytes(lent + chunk, slices) + MIN_UPDATE_BUFFER
+    };
     let (bits, lists) = (4 * bitmap, list_bytes(chunk_len, threads));
     let parked = bitmap + park_bytes(chunk_len);
     // Most preferred first.
@@ -170,26 +187,40 @@ pub fn plan(
     let allowed = |c: &&Streamed| match with_rules {
         true => !c.lists && c.filter == Some(false),
         false => match force {
-            Force::Nothing | Force::Streaming => true,
+            Force::Nothing | Force::Streaming | Force::PatternSlices => true,
             Force::FrontierLists => c.lists,
             Force::ParkedFilter => c.filter == Some(true),
         },
     };
-    let fits = choices
-        .iter()
-        .filter(allowed)
-        .find(|c| base + c.bytes <= budget);
-    let Some(&Streamed {
-        lists: frontier_lists,
-        filter,
-        bytes: kept,
-    }) = fits
+    let fits = |slices| {
+        choices
+            .iter()
+            .filter(allowed)
+            .find(|c| base(slices) + c.bytes <= budget)
+            .map(|c| (*c, slices))
+    };
+    // Pattern bitmaps where they fit (their patterns start warm from the previous order's),
+    // else slices.
+    let found = match (with_rules, force) {
+        (false, _) => fits(false),
+        (true, Force::PatternSlices) => fits(true),
+        (true, _) => fits(false).or_else(|| fits(true)),
+    };
+    let Some((
+        Streamed {
+            lists: frontier_lists,
+            filter,
+            bytes: kept,
+        },
+        slices,
+    )) = found
     else {
         let least = choices.iter().filter(allowed).map(|c| c.bytes).min();
         return Err(TooSmall {
-            needed: base + least.expect("some choice is allowed"),
+            needed: base(with_rules) + least.expect("some choice is allowed"),
         });
     };
+    let base = base(slices);
     let mut free = budget - base - kept;
     // Then a chunk for each worker beyond two: the workers apply the logs of different chunks
     // at once (`pass::apply_logs`), one's file reads and writes overlapping another's updates.
@@ -210,6 +241,7 @@ pub fn plan(
         pack_budget,
         update_buffer,
         chunk_buffers: 2 + extra as usize,
+        pattern_slices: slices.then_some(lent + chunk),
         total: budget,
     })
 }
@@ -582,8 +614,22 @@ mod tests {
         let b = Bitmap::bytes(n);
         let workers = 2 * (8 * THREAD_RECORDS as u64 + chunkfile::thread_bytes());
         let lent = 4 * b + 8 * (1 << 20) + workers + MIN_UPDATE_BUFFER;
-        assert_eq!(need(krknn) - need(r(11, 0)), 13 * b - lent);
-        assert_eq!(need(r(11, 4)), need(r(11, 0)));
+        // Where the pattern bitmaps do not fit beside what is lent, the patterns are computed
+        // in slices within what is lent: the least budget is that of no pattern bitmaps.
+        let least = need(r(11, 0));
+        assert_eq!(need(krknn), least);
+        assert_eq!(need(r(11, 4)), least);
+        let bitmaps = least + 13 * b - lent;
+        let at = |budget, force| plan(budget, n, 1 << 20, &subs, 2, force, krknn).unwrap();
+        assert_eq!(at(least, Force::Nothing).pattern_slices, Some(lent));
+        assert_eq!(at(bitmaps - 1, Force::Nothing).pattern_slices, Some(lent));
+        assert_eq!(at(bitmaps, Force::Nothing).pattern_slices, None);
+        // Forced, slices even where bitmaps fit (the build streams).
+        let p = at(1 << 40, Force::PatternSlices);
+        assert!(!p.resident && p.pattern_slices.is_some(), "{p:?}");
+        // A build without a rule stage has no patterns.
+        let p = plan(1 << 40, n, 1 << 20, &subs, 2, Force::PatternSlices, NONE).unwrap();
+        assert_eq!(p.pattern_slices, None);
     }
 
     #[test]

@@ -98,6 +98,9 @@ pub fn solve_orders(
     after_ply: &mut dyn FnMut(&mut Work, u16, u32) -> Result<(), BuildError>,
 ) -> Result<Vec<OrderReport>, BuildError> {
     let mut state = RuleState::new(graph, rules, numbering, drawn_captures(work)?);
+    if let Some(budget) = work.pattern_slices {
+        state.use_slices(budget);
+    }
     let mut reports = Vec::new();
     loop {
         // The pattern phase runs in the memory the propagation passes leave idle.
@@ -108,7 +111,14 @@ pub fn solve_orders(
             &format!("{} patterns after order {order}", work.material()),
             1,
         );
-        let next = state.next_seeds(&open, graph, work.frontiers.now_bitmaps());
+        let next = state
+            .next_seeds(&open, graph, work.frontiers.now_bitmaps(), progress)
+            .map_err(|e| BuildError::SliceTooLarge {
+                material: work.material(),
+                order,
+                needed: e.needed,
+                budget: e.budget,
+            })?;
         progress.advance(1);
         progress.finish();
         work.restore_pass_memory();

@@ -220,6 +220,8 @@ fn plan(
             Force::ParkedFilter
         } else if opts.frontier_lists {
             Force::FrontierLists
+        } else if opts.pattern_slices {
+            Force::PatternSlices
         } else if opts.force_streaming {
             Force::Streaming
         } else {
@@ -247,6 +249,9 @@ impl TablePlan {
     /// Says how the table will be built: resident, or streaming through `store`.
     fn note(&self, store: &StoreDir, progress: &dyn Progress) {
         let (p, n) = (&self.plan, self.layout.entries());
+        let slices = p.pattern_slices.map_or(String::new(), |b| {
+            format!(", rule patterns in slices of at most {} MiB", b >> 20)
+        });
         let how = if p.resident {
             format!(
                 "resident ({} MiB working state)",
@@ -254,7 +259,7 @@ impl TablePlan {
             )
         } else {
             format!(
-                "streaming through {} ({} MiB of update buffer{})",
+                "streaming through {} ({} MiB of update buffer{}{slices})",
                 store.dir.display(),
                 p.update_buffer >> 20,
                 match (p.unresolved_filter, p.frontier_lists, p.filter_parked) {

@@ -67,6 +67,9 @@ pub struct Work {
     /// Which side's unresolved filter is parked in the store, if the plan parks one
     /// ([`super::parked`]).
     parking: Option<Parking>,
+    /// The bytes a rule stage's patterns computed in slices may take, if the plan computes
+    /// them so ([`super::plan::Plan::pattern_slices`]).
+    pub(super) pattern_slices: Option<u64>,
 }
 
 /// The unresolved filter of one side parked in the store while the other's is in RAM.
@@ -152,6 +155,7 @@ impl Work {
             chunk_buffers,
             pull,
             resolved: ByColor::new(|_| (0..layout.chunks()).map(|_| false.into()).collect()),
+            pattern_slices: plan.pattern_slices,
             parking: plan.filter_parked.then(|| Parking {
                 side: Color::Black,
                 sequence: ByColor::new(|_| 0),
@@ -770,6 +774,7 @@ mod tests {
             pack_budget: 0,
             update_buffer: 64 * Buffers::RECORD_BYTES,
             chunk_buffers: 2,
+            pattern_slices: None,
             total: 0,
         };
         let provenance = Provenance::new(

@@ -8,7 +8,7 @@ use xqtb::builder::{self, BuildOptions, Progress};
 use xqtb::fang::Rules;
 use xqtb::Material;
 
-use super::usage::{bytes, Usage};
+use super::usage::{bytes, RssPeak, Usage};
 
 /// What a build makes and within what, shared by `xqtb build` and `xqtb plan`.
 #[derive(clap::Args)]
@@ -87,6 +87,10 @@ pub struct Args {
     /// Push every win ply from its frontier, never pull it (testing and measuring).
     #[arg(long, hide = true)]
     push_only: bool,
+    /// Stream, and compute the rule stage's patterns in slices even where their bitmaps fit
+    /// (testing and measuring).
+    #[arg(long, hide = true)]
+    pattern_slices: bool,
     /// If another build (process or machine) holds a table this build needs, fail at once
     /// instead of building the other tables meanwhile and waiting for it (formats/locks.md).
     #[arg(long)]
@@ -160,6 +164,8 @@ struct Bars {
     quiet: bool,
     verbose: bool,
     bar: Mutex<Option<(ProgressBar, String, Instant, Usage)>>,
+    /// With `--verbose`: each phase's peak resident memory.
+    rss: Option<RssPeak>,
 }
 
 impl Progress for Bars {
@@ -178,6 +184,9 @@ impl Progress for Bars {
     }
     fn start(&self, label: &str, total: u64) {
         let bar = super::progress_bar(total, label, self.quiet);
+        if let Some(rss) = &self.rss {
+            rss.restart();
+        }
         *self.bar.lock().unwrap() = Some((bar, label.to_string(), Instant::now(), Usage::now()));
     }
     fn advance(&self, done: u64) {
@@ -191,8 +200,12 @@ impl Progress for Bars {
             if self.verbose {
                 let s = start.elapsed().as_secs_f64();
                 let n = b.length().unwrap_or(0);
+                let peak = self
+                    .rss
+                    .as_ref()
+                    .map_or(String::new(), |r| format!(", peak RSS {}", bytes(r.get())));
                 eprintln!(
-                    "{label}: {s:.2} s, {n} entries, {:.1} M/s, {}",
+                    "{label}: {s:.2} s, {n} entries, {:.1} M/s, {}{peak}",
                     n as f64 / s.max(1e-9) / 1e6,
                     Usage::now().since(&usage, s)
                 );
@@ -205,9 +218,12 @@ impl Progress for Bars {
         }
     }
     fn detail(&self, line: &str) {
-        if self.verbose && !self.quiet {
+        if self.wants_detail() {
             eprintln!("{line}");
         }
+    }
+    fn wants_detail(&self) -> bool {
+        self.verbose && !self.quiet
     }
 }
 
@@ -273,6 +289,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         quiet: args.quiet,
         verbose: args.verbose,
         bar: Mutex::new(None),
+        rss: if args.verbose { RssPeak::start() } else { None },
     };
     let memory = match args.shape.memory {
         Some(m) => m,
@@ -294,6 +311,7 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
         force_streaming: args.stream,
         frontier_lists: args.frontier_lists,
         park_filter: args.park_filter,
+        pattern_slices: args.pattern_slices,
         push_only: args.push_only,
         no_wait: args.no_wait,
         keep_derived: args.keep_derived,

@@ -62,6 +62,51 @@ fn cpu_seconds() -> f64 {
     secs(ru.ru_utime) + secs(ru.ru_stime)
 }
 
+/// The process's resident memory sampled every 20 ms by a thread of its own, the highest sample
+/// since the last [`RssPeak::restart`]: a phase's peak, where the kernel keeps only the
+/// process's (resetting that one, `/proc/self/clear_refs`, would also lower the peak the
+/// process reports at its end, which `scripts/scale.sh` reads).
+pub struct RssPeak {
+    peak: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl RssPeak {
+    /// Starts the sampling thread (it runs until the process ends); `None` where the system
+    /// does not say how much of the process is resident.
+    pub fn start() -> Option<RssPeak> {
+        use std::sync::atomic::Ordering::Relaxed;
+        let peak = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(resident_bytes()?));
+        let sampled = peak.clone();
+        std::thread::spawn(move || loop {
+            if let Some(now) = resident_bytes() {
+                sampled.fetch_max(now, Relaxed);
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        });
+        Some(RssPeak { peak })
+    }
+
+    /// The highest sample since the last restart.
+    pub fn get(&self) -> u64 {
+        self.peak.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Samples from now on only.
+    pub fn restart(&self) {
+        let now = resident_bytes().unwrap_or(0);
+        self.peak.store(now, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Resident bytes of the process (`/proc/self/statm`'s second field, in pages).
+fn resident_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
+    // Safety: `sysconf` reads a system constant and takes no pointer.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    Some(pages * u64::try_from(page).ok()?)
+}
+
 /// `read_bytes` and `write_bytes` of `/proc/self/io`, where there is one.
 fn storage_bytes() -> Option<(u64, u64)> {
     let text = std::fs::read_to_string("/proc/self/io").ok()?;
@@ -106,5 +151,27 @@ mod tests {
         std::hint::black_box(x);
         assert!(after.cpu_seconds - before.cpu_seconds >= 0.02);
         assert!(after.since(&before, 1.0).starts_with("CPU "));
+    }
+
+    /// A phase that touches 64 MiB more than the process held at its start peaks at least
+    /// that much higher (the sampler sees the pages while they are held).
+    #[test]
+    fn a_phase_peak_sees_the_memory_it_touched() {
+        let Some(rss) = RssPeak::start() else {
+            return;
+        };
+        rss.restart();
+        let base = resident_bytes().unwrap();
+        let held = vec![1u8; 64 << 20];
+        let start = std::time::Instant::now();
+        while rss.get() < base + (60 << 20) && start.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        std::hint::black_box(&held);
+        assert!(
+            rss.get() >= base + (60 << 20),
+            "peak {} base {base}",
+            rss.get()
+        );
     }
 }

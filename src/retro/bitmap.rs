@@ -107,6 +107,12 @@ impl Bitmap {
         out
     }
 
+    /// The bytes of the groups that may hold set bits (all of them without a summary): at most
+    /// the memory the bitmap's touched pages take, at least its share of them.
+    pub fn noted_bytes(&self) -> u64 {
+        self.spans().iter().map(|s| 8 * s.len() as u64).sum()
+    }
+
     /// The word ranges of every group, whatever the summary notes.
     pub fn every_group(&self) -> Vec<std::ops::Range<usize>> {
         let n = self.words.len();

@@ -21,6 +21,7 @@ pub mod orders;
 pub mod pattern;
 pub mod progress;
 pub mod reference;
+pub mod slice;
 
 pub use bitmap::Bitmap;
 pub use graph::Graph;

@@ -29,7 +29,9 @@ use super::bitmap::Bitmap;
 use super::candidates::Candidates;
 use super::graph::{Graph, Moves};
 use super::numbering::{Numbering, KING_BIT, MAX_NUMBERED};
-use super::pattern::{Exclusion, PackedMarks, Region, Space, Warm};
+use super::pattern::{
+    EntryPattern, Exclusion, PackedMarks, Region, SliceTooLarge, Space, Vx, Warm,
+};
 use super::progress::Progress;
 use crate::fang::graph::{PieceId, Target};
 use crate::fang::{LevelKind, Rules};
@@ -37,6 +39,7 @@ use crate::index::Split;
 use crate::material::Material;
 use crate::piece::{ByColor, Color, Role};
 use rayon::prelude::*;
+use std::time::Instant;
 
 /// What the rule phases keep between orders.
 pub struct RuleState {
@@ -62,6 +65,8 @@ pub struct RuleState {
     /// How many of the last [`RuleState::next_seeds`]' chasing patterns excluded their
     /// defender's forced checks starting from the previous computation's.
     pub warm_exclusions: u32,
+    /// With a budget: patterns are computed inside their slices ([`RuleState::use_slices`]).
+    slices: Option<u64>,
 }
 
 /// What the rule phases take, in bitmaps of a table's entries (the plan counts both).
@@ -131,7 +136,16 @@ impl RuleState {
             }),
             exclusions: Vec::new(),
             warm_exclusions: 0,
+            slices: None,
         }
+    }
+
+    /// Computes each pattern over the whole graph inside its slice
+    /// ([`crate::retro::slice`]) of at most `budget` bytes: its sets then take bits per
+    /// slice vertex, not per entry, and no pattern starts warm (for a streamed build whose
+    /// pattern bitmaps would not fit its budget). The seeds are the same.
+    pub fn use_slices(&mut self, budget: u64) {
+        self.slices = Some(budget);
     }
 
     /// Brings the candidate bitmaps up to date with the unresolved entries `open` (all of
@@ -194,11 +208,52 @@ impl RuleState {
             });
         }
         progress.finish();
+        self.note_candidates(open, graph, progress);
         if self.full {
             // Without the dirty marks since the last patterns, no warm start is sound.
             self.previous.clear();
         }
         self.full = false;
+    }
+
+    /// With `--verbose`: per side, the unresolved entries, and per target the candidates and
+    /// the unresolved entries they reach by a quiet move (what a pattern over them can hold).
+    fn note_candidates(&self, open: &ByColor<&Bitmap>, graph: &Graph, progress: &dyn Progress) {
+        if !progress.wants_detail() {
+            return;
+        }
+        let space = Space {
+            graph,
+            numbering: &self.numbering,
+            unresolved: ByColor::new(|side| open[side]),
+            tracked: Vec::new(),
+            slices: self.slices,
+            slice: None,
+        };
+        for defender in Color::ALL {
+            let targets: Vec<String> = self.candidates.bits[defender]
+                .iter()
+                .map(|(bit, b)| {
+                    let c = b.count_all();
+                    let reached = if c > 0 {
+                        space.children_inside(b, defender)
+                    } else {
+                        0
+                    };
+                    let name = if *bit == KING_BIT {
+                        "king".to_string()
+                    } else {
+                        format!("piece {bit}")
+                    };
+                    format!("{name} {c} + {reached}")
+                })
+                .collect();
+            progress.detail(&format!(
+                "{defender:?} to move: {} unresolved; candidates + their children inside, by target: {}",
+                open[defender].count_all(),
+                targets.join(", ")
+            ));
+        }
     }
 
     /// The targets (a mask) that every move of `pos` into an unresolved entry hits, among
@@ -253,32 +308,37 @@ impl RuleState {
     }
 
     /// Computes the patterns that seed the next order among the unresolved entries `open` and
-    /// adds their losses to `seeds`; `None` when no pattern is left. Patterns the previous call
-    /// found start warm from it ([`Warm`]); the dirty marks are consumed.
+    /// adds their losses to `seeds`; `None` when no pattern is left, an error when a pattern's
+    /// slice is larger than the budget [`RuleState::use_slices`] gave. Patterns the previous
+    /// call found start warm from it ([`Warm`]); the dirty marks are consumed.
     pub fn next_seeds(
         &mut self,
         open: &ByColor<&Bitmap>,
         graph: &Graph,
         seeds: &ByColor<Bitmap>,
-    ) -> Option<(LevelKind, u64)> {
+        progress: &dyn Progress,
+    ) -> Result<Option<(LevelKind, u64)>, SliceTooLarge> {
         if self.rules == Rules::Asian {
             for side in Color::ALL {
                 self.since_chase[side].or_from(&self.dirty[side]);
             }
         }
-        let mut previous = std::mem::take(&mut self.previous);
-        let mut found = Vec::new();
-        let mut exclusions = std::mem::take(&mut self.exclusions);
+        let mut carried = Carried {
+            previous: std::mem::take(&mut self.previous),
+            found: Vec::new(),
+            exclusions: std::mem::take(&mut self.exclusions),
+        };
         // Those this call does not compute again are not this call's warm ones.
-        exclusions.iter_mut().for_each(|(_, _, e)| e.warm = false);
-        let next = self.find_seeds(
-            open,
-            graph,
-            seeds,
-            &mut previous,
-            &mut found,
-            &mut exclusions,
-        );
+        carried
+            .exclusions
+            .iter_mut()
+            .for_each(|(_, _, e)| e.warm = false);
+        let next = self.find_seeds(open, graph, seeds, &mut carried, progress)?;
+        let Carried {
+            previous,
+            mut found,
+            exclusions,
+        } = carried;
         self.warm_exclusions = exclusions.iter().filter(|(_, _, e)| e.warm).count() as u32;
         self.exclusions = exclusions;
         let chased = found.iter().any(|(_, t, _)| *t != Target::King);
@@ -295,22 +355,43 @@ impl RuleState {
                 self.since_chase[side].clear_all();
             }
         }
-        next
+        Ok(next)
     }
 
-    /// [`RuleState::next_seeds`] given the previous call's maximum patterns (taken from
-    /// `previous`) and chasing patterns' first exclusions (replaced in `exclusions` by those
-    /// computed now); this call's patterns go to `found`.
+    /// [`RuleState::next_seeds`] given what the previous call left ([`Carried`]).
     fn find_seeds(
         &self,
         open: &ByColor<&Bitmap>,
         graph: &Graph,
         seeds: &ByColor<Bitmap>,
-        previous: &mut Vec<(Color, Target, PackedMarks)>,
-        found: &mut Vec<(Color, Target, PackedMarks)>,
-        exclusions: &mut Vec<(Color, PieceId, Exclusion)>,
-    ) -> Option<(LevelKind, u64)> {
+        carried: &mut Carried,
+        progress: &dyn Progress,
+    ) -> Result<Option<(LevelKind, u64)>, SliceTooLarge> {
+        let Carried {
+            previous,
+            found,
+            exclusions,
+        } = carried;
+        let note = |attacker: Color, target: Target, p: &EntryPattern, start: Instant| {
+            if progress.wants_detail() {
+                let (members, bytes) = p.set.footprint();
+                progress.detail(&format!(
+                    "{:?} forced to hit {attacker:?}'s {target:?}: {members} vertices left \
+                     ({} losses), their bitmaps' groups {bytes} bytes, {:.2} s",
+                    !attacker,
+                    p.set
+                        .side(!attacker)
+                        .iter()
+                        .map(Bitmap::count_all)
+                        .sum::<u64>(),
+                    start.elapsed().as_secs_f64()
+                ));
+            }
+        };
         let mut warm = |attacker: Color, target: Target| {
+            if self.slices.is_some() {
+                return None;
+            }
             let i = previous
                 .iter()
                 .position(|(a, t, _)| (*a, *t) == (attacker, target))?;
@@ -328,20 +409,25 @@ impl RuleState {
             numbering: &self.numbering,
             unresolved: ByColor::new(|side| open[side]),
             tracked: Vec::new(),
+            slices: self.slices,
+            slice: None,
         };
         let region = Region::Graph(&self.candidates);
         let seeds_into = seeds;
         let mut seeds = 0;
         for attacker in Color::ALL {
-            let (p, max) = space.non_mutual_check(region, attacker, warm(attacker, Target::King));
-            seeds += mark_losses(&seeds_into[!attacker], p.set.side(!attacker));
+            let start = Instant::now();
+            let (p, max) =
+                space.non_mutual_check(region, attacker, warm(attacker, Target::King))?;
+            note(attacker, Target::King, &p, start);
+            seeds += mark_losses(&seeds_into[!attacker], p.set.members(!attacker));
             found.push((attacker, Target::King, max));
         }
         if seeds > 0 {
-            return Some((LevelKind::Check, seeds));
+            return Ok(Some((LevelKind::Check, seeds)));
         }
         if self.rules != Rules::Asian {
-            return None;
+            return Ok(None);
         }
         for attacker in Color::ALL {
             for t in space.targets(attacker) {
@@ -350,34 +436,40 @@ impl RuleState {
                         .iter()
                         .position(|(a, q, _)| (*a, *q) == (attacker, piece))
                         .map(|i| exclusions.swap_remove(i).2);
+                    let start = Instant::now();
                     let (p, max, exclusion) = space.chase_pattern(
                         region,
                         attacker,
                         piece,
                         warm(attacker, t),
                         old.as_ref(),
-                    );
-                    seeds += mark_losses(&seeds_into[!attacker], p.set.side(!attacker));
+                    )?;
+                    note(attacker, t, &p, start);
+                    seeds += mark_losses(&seeds_into[!attacker], p.set.members(!attacker));
                     found.push((attacker, t, max));
                     exclusions.extend(exclusion.map(|e| (attacker, piece, e)));
                 }
             }
         }
-        (seeds > 0).then_some((LevelKind::Chase, seeds))
+        Ok((seeds > 0).then_some((LevelKind::Chase, seeds)))
     }
 }
 
-/// Adds a pattern's losses (`slots`: its bitmaps of one side, every slot) to `frontier`, of that
-/// side; returns how many entries that added.
-fn mark_losses(frontier: &Bitmap, slots: &[Bitmap]) -> u64 {
-    Bitmap::spans_of(&slots.iter().collect::<Vec<_>>())
+/// What one [`RuleState::find_seeds`] starts from and leaves for the next.
+struct Carried {
+    /// The previous call's maximum patterns, taken as they start this call's warm.
+    previous: Vec<(Color, Target, PackedMarks)>,
+    /// This call's maximum patterns.
+    found: Vec<(Color, Target, PackedMarks)>,
+    /// The chasing patterns' first exclusions, replaced by those computed now.
+    exclusions: Vec<(Color, PieceId, Exclusion)>,
+}
+
+/// Adds a pattern's losses (its members on `frontier`'s side) to `frontier`; returns how many
+/// entries that added.
+fn mark_losses(frontier: &Bitmap, losses: Vec<Vx>) -> u64 {
+    losses
         .into_par_iter()
-        .flat_map_iter(|span| span)
-        .map(|w| {
-            let old = frontier.word(w);
-            let new = slots.iter().fold(old, |m, b| m | b.word(w));
-            frontier.store_word(w, new);
-            (new & !old).count_ones() as u64
-        })
-        .sum()
+        .filter(|v| frontier.insert(v.index))
+        .count() as u64
 }

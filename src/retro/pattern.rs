@@ -20,11 +20,13 @@ use super::bitmap::{Bitmap, Packed};
 use super::candidates::Candidates;
 use super::graph::{Child, Graph, Moves, Node};
 use super::numbering::{Labels, Numbering, KING_BIT};
+use super::slice::{Ranks, Slice};
 use crate::fang::graph::{PieceId, Target};
 use crate::index::{Decoder, Split};
 use crate::piece::{ByColor, Color};
 use crate::position::{BitIter, Move, Position};
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// A vertex of the (possibly lifted) graph: an entry and the slots of the tracked twins (bit
 /// `i`: which of the `i`-th tracked pair it follows).
@@ -39,9 +41,12 @@ pub struct Vx {
     pub slot: u8,
 }
 
-/// A set of vertices: a bitmap per side and slot combination.
+/// A set of vertices: a bitmap per side and slot combination, over every entry or over a
+/// [`Slice`]'s ranks (then a vertex outside the slice is never a member, and adding it does
+/// nothing: a pattern inside the slice).
 pub struct Marks {
     bits: ByColor<Vec<Bitmap>>,
+    slice: Option<Arc<Slice>>,
 }
 
 impl Marks {
@@ -52,25 +57,71 @@ impl Marks {
     pub fn new(entries: u64, slots: usize) -> Marks {
         Marks {
             bits: ByColor::new(|_| (0..slots).map(|_| Bitmap::summarised(entries)).collect()),
+            slice: None,
+        }
+    }
+
+    /// An empty set over `slice`'s vertices.
+    pub fn in_slice(slice: Arc<Slice>, slots: usize) -> Marks {
+        Marks {
+            bits: ByColor::new(|side| {
+                (0..slots)
+                    .map(|_| Bitmap::summarised(slice.sides[side].len()))
+                    .collect()
+            }),
+            slice: Some(slice),
+        }
+    }
+
+    /// An empty set over the vertices `other` is over, with `slots` slot combinations.
+    pub fn like(other: &Marks, slots: usize) -> Marks {
+        match &other.slice {
+            Some(slice) => Marks::in_slice(slice.clone(), slots),
+            None => Marks::new(other.bits[Color::Red][0].words() as u64 * 64, slots),
+        }
+    }
+
+    /// Is the set over every entry (not a slice)?
+    pub fn over_entries(&self) -> bool {
+        self.slice.is_none()
+    }
+
+    /// Where `v`'s bit is: its index, or its rank in the slice (`None` outside it).
+    #[inline]
+    fn at(&self, v: Vx) -> Option<u64> {
+        match &self.slice {
+            None => Some(v.index),
+            Some(s) => s.rank(v.side, v.index),
+        }
+    }
+
+    /// The entries of `side` whose bits `list` holds (as [`list_bits`] gives them), in place.
+    fn to_entries(&self, side: Color, list: &mut [Vx]) {
+        if let Some(s) = &self.slice {
+            list.par_iter_mut()
+                .for_each(|v| v.index = s.index(side, v.index));
         }
     }
 
     /// Is `v` a member?
     #[inline]
     pub fn contains(&self, v: Vx) -> bool {
-        self.bits[v.side][v.slot as usize].get(v.index)
+        self.at(v)
+            .is_some_and(|i| self.bits[v.side][v.slot as usize].get(i))
     }
 
-    /// Adds `v`; true if it was not there.
+    /// Adds `v`; true if it was not there (false outside the slice).
     #[inline]
     pub fn insert(&self, v: Vx) -> bool {
-        self.bits[v.side][v.slot as usize].insert(v.index)
+        self.at(v)
+            .is_some_and(|i| self.bits[v.side][v.slot as usize].insert(i))
     }
 
     /// Removes `v`; true if it was there.
     #[inline]
     pub fn remove(&self, v: Vx) -> bool {
-        self.bits[v.side][v.slot as usize].take(v.index)
+        self.at(v)
+            .is_some_and(|i| self.bits[v.side][v.slot as usize].take(i))
     }
 
     /// The number of members, both sides and every slot: counted, over the groups where
@@ -98,6 +149,7 @@ impl Marks {
     pub fn pack(&self) -> PackedMarks {
         PackedMarks {
             bits: ByColor::new(|side| self.bits[side].iter().map(Bitmap::pack).collect()),
+            slice: self.slice.clone(),
         }
     }
 
@@ -106,6 +158,7 @@ impl Marks {
     fn differing(&self, other: &Marks) -> Vec<Vx> {
         let mut out = Vec::new();
         for side in Color::ALL {
+            let from = out.len();
             for (slot, (a, b)) in self.bits[side].iter().zip(&other.bits[side]).enumerate() {
                 let spans = Bitmap::spans_of(&[a, b]);
                 list_bits(
@@ -116,11 +169,21 @@ impl Marks {
                     &mut out,
                 );
             }
+            self.to_entries(side, &mut out[from..]);
         }
         out
     }
 
-    /// The slot bitmaps of one side.
+    /// Members, and the bytes of the bitmap groups they are in ([`Bitmap::noted_bytes`]).
+    pub fn footprint(&self) -> (u64, u64) {
+        let maps = || Color::ALL.into_iter().flat_map(|side| &self.bits[side]);
+        (
+            maps().map(Bitmap::count_all).sum(),
+            maps().map(Bitmap::noted_bytes).sum(),
+        )
+    }
+
+    /// The slot bitmaps of one side, over entries (a set over a slice has its ranks' bits).
     pub fn side(&self, side: Color) -> &[Bitmap] {
         &self.bits[side]
     }
@@ -137,6 +200,7 @@ impl Marks {
                 &mut out,
             );
         }
+        self.to_entries(side, &mut out);
         out
     }
 }
@@ -144,6 +208,7 @@ impl Marks {
 /// A set of vertices ([`Marks`]) packed.
 pub struct PackedMarks {
     bits: ByColor<Vec<Packed>>,
+    slice: Option<Arc<Slice>>,
 }
 
 impl PackedMarks {
@@ -151,6 +216,7 @@ impl PackedMarks {
     pub fn unpack(&self) -> Marks {
         Marks {
             bits: ByColor::new(|side| self.bits[side].iter().map(Packed::unpack).collect()),
+            slice: self.slice.clone(),
         }
     }
 }
@@ -203,13 +269,18 @@ fn list_bits(
 struct Memo {
     bits: Bitmap,
     slots: usize,
+    slice: Option<Arc<Slice>>,
 }
 
 impl Memo {
-    fn new(entries: u64, slots: usize) -> Memo {
+    /// A memo for the vertices of one side of `set` (every entry, or its slice).
+    fn new(set: &Marks, side: Color) -> Memo {
+        let slots = set.bits[side].len();
+        let positions = set.bits[side][0].words() as u64 * 64;
         Memo {
-            bits: Bitmap::summarised(2 * entries * slots as u64),
+            bits: Bitmap::summarised(2 * positions * slots as u64),
             slots,
+            slice: set.slice.clone(),
         }
     }
 
@@ -220,7 +291,13 @@ impl Memo {
 
     /// The remembered answer for `v`, or `f()` computed and remembered.
     fn get_or(&self, v: Vx, f: impl FnOnce() -> bool) -> bool {
-        let i = 2 * (v.index as usize * self.slots + v.slot as usize);
+        let at = match &self.slice {
+            None => Some(v.index),
+            Some(s) => s.rank(v.side, v.index),
+        };
+        // Outside a slice: asked, not remembered (no pattern member is there).
+        let Some(at) = at else { return f() };
+        let i = 2 * (at as usize * self.slots + v.slot as usize);
         let (w, shift) = (i / 64, i % 64);
         let bits = self.bits.word_if_noted(w) >> shift & 3;
         if bits & 1 != 0 {
@@ -311,7 +388,27 @@ pub struct Space<'a> {
     pub unresolved: ByColor<&'a Bitmap>,
     /// First numbers of the tracked twin pairs (bit `i` of a slot is the `i`-th).
     pub tracked: Vec<PieceId>,
+    /// With a budget in bytes: a pattern over the whole graph is computed inside its [`Slice`]
+    /// (its sets cost bits per slice vertex, not per entry; no warm start), refused if the
+    /// slice needs more ([`SliceTooLarge`]).
+    pub slices: Option<u64>,
+    /// The slice the patterns over the whole graph are computed in ([`Space::sliced`]).
+    pub slice: Option<Arc<Slice>>,
 }
+
+/// A pattern's slice needs more memory than the rule stage has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SliceTooLarge {
+    /// Bytes the pattern computation in the slice may take.
+    pub needed: u64,
+    /// Bytes the rule stage has for it.
+    pub budget: u64,
+}
+
+/// Bytes a pattern computation may take per slice vertex and slot combination: its set, the
+/// memo of its wins and the sets of its exclusions (bits), and the lists of its losses and of
+/// what a removal undoes (16 bytes a vertex), with room for both at once.
+const SLICE_VERTEX_BYTES: u64 = 40;
 
 /// A pattern over a table's entries (the in-memory reference's is `fang::Pattern`): `attacker`
 /// forces the defender to hit `target` on every move; the set holds its
@@ -746,16 +843,23 @@ impl Space<'_> {
         warm: Option<Warm>,
     ) -> EntryPattern {
         let defender = !attacker;
+        let set = match region {
+            Region::Graph(_) => match &self.slice {
+                Some(slice) => Marks::in_slice(slice.clone(), self.slots()),
+                None => Marks::new(self.entries(), self.slots()),
+            },
+            Region::Sub(m, _) => Marks::like(m, self.slots()),
+        };
         let pattern = EntryPattern {
             attacker,
             target,
-            set: Marks::new(self.entries(), self.slots()),
+            set,
         };
         let set = &pattern.set;
         let mut was_warm = false;
         match region {
             Region::Graph(candidates) => {
-                let start = warm.and_then(|w| {
+                let start = warm.filter(|_| self.slice.is_none()).and_then(|w| {
                     let reached = self.warm_start(candidates, attacker, target, &w)?;
                     Some((w, reached))
                 });
@@ -769,14 +873,24 @@ impl Space<'_> {
                     for slot in 0..self.slots() as u8 {
                         let cand = candidates.get(defender, self.target_bit(target, slot));
                         let mine = &set.side(defender)[slot as usize];
+                        let over_entries = set.over_entries();
                         Bitmap::spans_of(&[cand])
                             .into_par_iter()
                             .flat_map_iter(|span| span)
                             .for_each(|w| {
                                 let bits = cand.word(w);
-                                if bits != 0 {
+                                if bits == 0 {
                                     // Zero words stay untouched: their pages cost nothing.
+                                } else if over_entries {
                                     mine.store_word(w, bits);
+                                } else {
+                                    for k in BitIter(u128::from(bits)) {
+                                        set.insert(Vx {
+                                            side: defender,
+                                            index: w as u64 * 64 + k as u64,
+                                            slot,
+                                        });
+                                    }
                                 }
                             });
                     }
@@ -817,7 +931,7 @@ impl Space<'_> {
         // One memo for every round, cleared where it was written: a fresh one per round cost
         // its pages' faults and zeroing each time (the rounds' page faults were a tenth of
         // KRCKR's pruning).
-        let memo = Memo::new(self.entries(), self.slots());
+        let memo = Memo::new(&p.set, p.attacker);
         // Against the king, a loss enters the region only by checking (its other moves are not
         // looked at), and its children there are in check (only their evasions are).
         let (loss_moves, win_moves) = if p.target == Target::King {
@@ -983,6 +1097,10 @@ impl Space<'_> {
     /// member of `F` outside it keeps its moves, and their ends stay in `S`): removing those
     /// that fail, and what their removal undoes, leaves the greatest pattern inside `S`, `F'`.
     fn forced_again(&self, p: &EntryPattern, old: &Exclusion) -> Option<EntryPattern> {
+        // Sets over two slices do not line up word by word.
+        if !p.set.over_entries() || old.region.slice.is_some() {
+            return None;
+        }
         let mask = (self.slots() - 1) as u8;
         let sub = Region::Sub(&p.set, mask);
         let moved = p.set.differing(&old.region.unpack());
@@ -991,7 +1109,7 @@ impl Space<'_> {
         }
         // The changed vertices: new members, and members with a move to a vertex whose
         // membership changed.
-        let closure = Marks::new(self.entries(), self.slots());
+        let closure = Marks::like(&p.set, self.slots());
         let mut frontier: Vec<Vx> = moved
             .iter()
             .copied()
@@ -1005,7 +1123,7 @@ impl Space<'_> {
         }
         // S, then what fails in it at first: only closure members can.
         let old_forced = old.forced.unpack();
-        let set = Marks::new(self.entries(), self.slots());
+        let set = Marks::like(&p.set, self.slots());
         for side in Color::ALL {
             for slot in 0..self.slots() {
                 let (f, r, c) = (
@@ -1046,6 +1164,105 @@ impl Space<'_> {
         Some(forced)
     }
 
+    /// How many unresolved entries of `!side` the members of `from` (of `side`) reach by a
+    /// quiet move: with `from` a target's candidates, the wins its patterns can have (the rule
+    /// stage's slice beside the candidates, `docs/design-rule-stage-out-of-core.md`).
+    pub fn children_inside(&self, from: &Bitmap, side: Color) -> u64 {
+        let reached = Bitmap::summarised(self.entries());
+        Bitmap::spans_of(&[from]).into_par_iter().for_each_init(
+            || Decoder::new(self.graph.indexer()),
+            |decoder, span| {
+                for w in span {
+                    for k in BitIter(u128::from(from.word(w))) {
+                        let index = w as u64 * 64 + k as u64;
+                        let Some((pos, split)) = decoder.decode_split(index, side) else {
+                            continue;
+                        };
+                        self.any_step(pos, index, Some(split), Moves::Quiet, |s, _| {
+                            if self.unresolved[!side].get(s.child) {
+                                reached.insert(s.child);
+                            }
+                            false
+                        });
+                    }
+                }
+            },
+        );
+        reached.count_all()
+    }
+
+    /// This space, with the slice its patterns over the whole graph in which `attacker` forces
+    /// the defender to hit `target` are computed in, if it computes them in slices.
+    pub fn sliced(
+        &self,
+        region: Region,
+        attacker: Color,
+        target: Target,
+    ) -> Result<Space<'_>, SliceTooLarge> {
+        let mut space = self.clone();
+        let (Some(budget), Region::Graph(candidates)) = (self.slices, region) else {
+            return Ok(space);
+        };
+        let slice = self.slice(candidates, attacker, target);
+        // The tracked twins of the exclusions inside may double the slots once more.
+        let needed = slice.len() * 2 * self.slots() as u64 * SLICE_VERTEX_BYTES;
+        if needed > budget {
+            return Err(SliceTooLarge { needed, budget });
+        }
+        space.slice = Some(Arc::new(slice));
+        Ok(space)
+    }
+
+    /// The slice of a pattern over the whole graph in which `attacker` forces the defender to
+    /// hit `target`: the defender's candidates for it (any slot), and the unresolved entries
+    /// they reach by a quiet move.
+    fn slice(&self, candidates: &Candidates, attacker: Color, target: Target) -> Slice {
+        let defender = !attacker;
+        let mut bits: Vec<u32> = (0..self.slots() as u8)
+            .map(|slot| self.target_bit(target, slot))
+            .collect();
+        bits.dedup();
+        let maps: Vec<&Bitmap> = bits.iter().map(|&b| candidates.get(defender, b)).collect();
+        let spans = Bitmap::spans_of(&maps);
+        let losses: Vec<u64> = spans
+            .par_iter()
+            .flat_map_iter(|span| span.clone())
+            .flat_map_iter(|w| {
+                let word = maps.iter().fold(0, |m, b| m | b.word(w));
+                BitIter(u128::from(word)).map(move |k| w as u64 * 64 + k as u64)
+            })
+            .collect();
+        // Each candidate's children, found in index order by chunks of candidates; sorted and
+        // without repeats.
+        let mut wins: Vec<u64> = losses
+            .par_chunks(4096)
+            .flat_map_iter(|part| {
+                let mut decoder = Decoder::new(self.graph.indexer());
+                let mut out = Vec::new();
+                for &index in part {
+                    let Some((pos, split)) = decoder.decode_split(index, defender) else {
+                        continue;
+                    };
+                    self.any_step(pos, index, Some(split), Moves::Quiet, |s, _| {
+                        if self.unresolved[attacker].get(s.child) {
+                            out.push(s.child);
+                        }
+                        false
+                    });
+                }
+                out
+            })
+            .collect();
+        wins.par_sort_unstable();
+        wins.dedup();
+        let n = self.entries();
+        Slice {
+            sides: ByColor::new(|side| {
+                Ranks::new(if side == defender { &losses } else { &wins }, n)
+            }),
+        }
+    }
+
     /// The targets of one side a pattern is checked against: its king and its pieces, one of
     /// each pair of twins (tracked, it stands for both).
     pub fn targets(&self, owner: Color) -> Vec<Target> {
@@ -1068,11 +1285,12 @@ impl Space<'_> {
         region: Region,
         attacker: Color,
         warm: Option<Warm>,
-    ) -> (EntryPattern, PackedMarks) {
-        let p = self.max_pattern(region, attacker, Target::King, warm);
+    ) -> Result<(EntryPattern, PackedMarks), SliceTooLarge> {
+        let space = self.sliced(region, attacker, Target::King)?;
+        let p = space.max_pattern(region, attacker, Target::King, warm);
         let max = p.set.pack();
-        while !p.set.is_empty() && self.exclude(&p, region, Target::King) {}
-        (p, max)
+        while !p.set.is_empty() && space.exclude(&p, region, Target::King) {}
+        Ok((p, max))
     }
 
     /// Algorithm 5 for `attacker`'s piece `piece` (tracked if it has a twin): the maximum
@@ -1091,11 +1309,12 @@ impl Space<'_> {
         piece: PieceId,
         warm: Option<Warm>,
         previous: Option<&Exclusion>,
-    ) -> (EntryPattern, PackedMarks, Option<Exclusion>) {
+    ) -> Result<(EntryPattern, PackedMarks, Option<Exclusion>), SliceTooLarge> {
         let mut space = self.clone();
         if self.numbering.twin(piece).is_some() {
             space.tracked = vec![piece];
         }
+        let space = space.sliced(region, attacker, Target::Piece(piece))?;
         let p = space.max_pattern(region, attacker, Target::Piece(piece), warm);
         let max = p.set.pack();
         let exclusion = (!p.set.is_empty()).then(|| space.first_exclusion(&p, region, previous));
@@ -1104,12 +1323,12 @@ impl Space<'_> {
             let mut pruned = false;
             for &q in &defender_targets {
                 if p.set.is_empty() {
-                    return (p, max, exclusion);
+                    return Ok((p, max, exclusion));
                 }
                 pruned |= space.exclude(&p, region, q);
             }
             if !pruned {
-                return (p, max, exclusion);
+                return Ok((p, max, exclusion));
             }
         }
     }

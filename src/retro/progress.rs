@@ -33,6 +33,11 @@ pub trait Progress: Sync {
     /// How the builder lays a table out (its chunks, its store), one line: for a reader tuning
     /// a build (`--verbose`), not for every user.
     fn detail(&self, _line: &str) {}
+    /// Whether [`Progress::detail`] shows its lines: figures that cost work to gather (the
+    /// rule stage's set sizes) are gathered only then.
+    fn wants_detail(&self) -> bool {
+        false
+    }
 }
 
 /// Reports nothing.

@@ -176,6 +176,45 @@ fn streamed_and_threaded_builds_are_byte_identical() {
     }
 }
 
+/// Patterns computed in their slices (a streamed build whose pattern bitmaps do not fit; here
+/// forced) give the in-memory solver's values, with twins tracked (KRKPP: Black's pawns), and
+/// the same bytes as patterns over every entry (KRKN).
+#[test]
+fn patterns_in_slices_give_the_same_values() {
+    /// The build's layout details: one says the patterns are computed in slices.
+    #[derive(Default)]
+    struct Details(std::sync::Mutex<Vec<String>>);
+    impl xqtb::Progress for Details {
+        fn detail(&self, line: &str) {
+            self.0.lock().unwrap().push(line.to_string());
+        }
+    }
+    let sliced = |dir: &Path| {
+        let mut o = options(dir, Rules::Asian);
+        o.pattern_slices = true;
+        o.chunk_len = 1 << 14;
+        o
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let details = Details::default();
+    build_lib_with("KRKPP", &sliced(dir.path()), &details);
+    let details = details.0.into_inner().unwrap();
+    assert!(
+        details
+            .iter()
+            .any(|d| d.starts_with("KRKPP:") && d.contains("rule patterns in slices")),
+        "{details:#?}"
+    );
+    assert_same_as_solver(dir.path(), "KRKPP", Rules::Asian);
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    build_in(a.path(), "KRKN", &options(a.path(), Rules::Asian), 2);
+    build_in(b.path(), "KRKN", &sliced(b.path()), 2);
+    assert_eq!(
+        std::fs::read(table_path(a.path(), "KRKN".parse().unwrap())).unwrap(),
+        std::fs::read(table_path(b.path(), "KRKN".parse().unwrap())).unwrap()
+    );
+}
+
 #[test]
 fn twins_equal_the_in_memory_solver() {
     // Black's two pawns are twins: Red's rook chases either, and the patterns follow each
