@@ -139,11 +139,11 @@ pub fn plan(
     // the update buffers and the chunk buffers: `Work::lend_pass_memory`), `lent` at least.
     // In slices, the patterns take only what is lent (`Plan::pattern_slices`).
     let rule_bytes = |lent: u64, slices: bool| {
-        let patterns = match slices {
+        let warm = match slices {
             true => 0,
-            false => (rule.patterns * bitmap).saturating_sub(lent),
+            false => rule.warm * bitmap + (rule.patterns * bitmap).saturating_sub(lent),
         };
-        rule.kept * bitmap + patterns
+        rule.kept * bitmap + warm
     };
     let lent = 4 * bitmap + workers + MIN_UPDATE_BUFFER;
     let resident =
@@ -302,6 +302,7 @@ mod tests {
     const M: u64 = 1 << 20;
     const NONE: RuleBitmaps = RuleBitmaps {
         kept: 0,
+        warm: 0,
         patterns: 0,
     };
 
@@ -438,6 +439,7 @@ mod tests {
         // A build with a rule stage takes bitmaps and the filter, or nothing.
         let rule = RuleBitmaps {
             kept: 6,
+            warm: 0,
             patterns: 0,
         };
         let ruled = |budget, force| plan(budget, n, 1 << 20, &[], 2, force, rule);
@@ -592,12 +594,17 @@ mod tests {
         use crate::fang::Rules;
         use crate::retro::orders::bitmaps;
         let rules = |m: &str, r| bitmaps(m.parse().unwrap(), r);
-        let r = |kept, patterns| RuleBitmaps { kept, patterns };
-        // Kept: dirty, drawn and since-chase bits and a candidate bitmap per target, both
-        // sides; a pattern phase: five bitmaps and four per slot (NN's twins: two).
-        assert_eq!(rules("KRKNN", Rules::Asian), r(11, 13));
-        assert_eq!(rules("KRCKR", Rules::Asian), r(11, 9));
-        assert_eq!(rules("KRKNN", Rules::Check), r(6, 9));
+        let r = |kept, warm, patterns| RuleBitmaps {
+            kept,
+            warm,
+            patterns,
+        };
+        // Kept: dirty and drawn bits and a candidate bitmap per target, both sides, and for
+        // warm starts the since-chase bits; a pattern phase: five bitmaps and four per slot
+        // (NN's twins: two).
+        assert_eq!(rules("KRKNN", Rules::Asian), r(9, 2, 13));
+        assert_eq!(rules("KRCKR", Rules::Asian), r(9, 2, 9));
+        assert_eq!(rules("KRKNN", Rules::Check), r(6, 0, 9));
         assert_eq!(rules("KRKNN", Rules::None), NONE);
         // KRKNN streams at 64 MiB; its pattern phase takes what the propagation lends it (both
         // frontiers, two chunks, the smallest update buffer, the workers' buffers) and the
@@ -614,12 +621,13 @@ mod tests {
         let b = Bitmap::bytes(n);
         let workers = 2 * (8 * THREAD_RECORDS as u64 + chunkfile::thread_bytes());
         let lent = 4 * b + 8 * (1 << 20) + workers + MIN_UPDATE_BUFFER;
-        // Where the pattern bitmaps do not fit beside what is lent, the patterns are computed
-        // in slices within what is lent: the least budget is that of no pattern bitmaps.
-        let least = need(r(11, 0));
+        // Where the pattern bitmaps (and the since-chase bits warm starts need) do not fit
+        // beside what is lent, the patterns are computed in slices within what is lent: the
+        // least budget is that of no pattern bitmaps.
+        let least = need(r(9, 0, 0));
         assert_eq!(need(krknn), least);
-        assert_eq!(need(r(11, 4)), least);
-        let bitmaps = least + 13 * b - lent;
+        assert_eq!(need(r(9, 2, 4)), least);
+        let bitmaps = least + 2 * b + 13 * b - lent;
         let at = |budget, force| plan(budget, n, 1 << 20, &subs, 2, force, krknn).unwrap();
         assert_eq!(at(least, Force::Nothing).pattern_slices, Some(lent));
         assert_eq!(at(bitmaps - 1, Force::Nothing).pattern_slices, Some(lent));

@@ -104,6 +104,14 @@ impl Numbering {
         set
     }
 
+    /// The role of `owner`'s numbered piece `p`, if it is one of `owner`'s.
+    pub fn role(&self, owner: Color, p: PieceId) -> Option<Role> {
+        Role::ALL.into_iter().find(|&r| {
+            self.first[owner.index()][r as usize]
+                .is_some_and(|f| p == f || (p == f + 1 && self.twin(f).is_some()))
+        })
+    }
+
     /// The other piece of `p`'s pair of twins, if it has one.
     pub fn twin(&self, p: PieceId) -> Option<PieceId> {
         self.twins.iter().find_map(|&(_, _, first)| match p {

@@ -74,6 +74,9 @@ pub struct RuleState {
 pub struct RuleBitmaps {
     /// Kept from the first pattern phase to the end of the build (the [`RuleState`]).
     pub kept: u64,
+    /// Kept as well where patterns start warm, not in slices ([`RuleState::use_slices`]): the
+    /// dirty marks since the chasing patterns were last computed.
+    pub warm: u64,
     /// Taken at once by a pattern phase's sets, memos and lists, in the memory the propagation
     /// passes lend it.
     pub patterns: u64,
@@ -95,12 +98,27 @@ pub fn bitmaps(material: Material, rules: Rules) -> RuleBitmaps {
             .product(),
         _ => 1,
     };
-    let kept = match rules {
+    // A candidate bitmap for each target a side can ever hit (`Candidates::new`): the other
+    // king, and under the Asian rules the other side's pieces.
+    let targets = |rules| {
+        let roles = |c: Color| {
+            Role::ALL.into_iter().flat_map(move |r| {
+                let n = match (r, rules) {
+                    (Role::King, _) => 1,
+                    (_, Rules::Asian) => material.count(!c, r) as u64,
+                    _ => 0,
+                };
+                (material.can_hit(c, r)).then_some(n)
+            })
+        };
+        Color::ALL.into_iter().flat_map(roles).sum::<u64>()
+    };
+    // Dirty and drawn bits, the candidates; under the Asian rules (warm) the dirty bits since
+    // the last chasing patterns.
+    let (kept, warm) = match rules {
         Rules::None => return RuleBitmaps::default(),
-        // Dirty and drawn bits, candidates for each king.
-        Rules::Check => 6,
-        // Also the dirty bits since the last chasing patterns, candidates for each piece.
-        Rules::Asian => 8 + Color::ALL.into_iter().flat_map(pieces).sum::<u64>(),
+        Rules::Check => (4 + targets(rules), 0),
+        Rules::Asian => (4 + targets(rules), 2),
     };
     // A pattern computation holds its set and up to three more of its size at once (the one
     // it starts warm from, the vertices it reached, the memo of its wins; or an exclusion's
@@ -108,6 +126,7 @@ pub fn bitmaps(material: Material, rules: Rules) -> RuleBitmaps {
     // slot (KRCKR, one slot, peaked at 8.0 bitmaps' worth; KRKNN, two slots, at 7.7).
     RuleBitmaps {
         kept,
+        warm,
         patterns: 5 + 4 * slots(rules),
     }
 }
@@ -125,7 +144,7 @@ impl RuleState {
         let n = graph.indexer().size();
         RuleState {
             rules,
-            candidates: Candidates::new(n, &numbering),
+            candidates: Candidates::new(n, &numbering, graph.indexer().material()),
             numbering,
             dirty: ByColor::new(|_| Bitmap::summarised(n)),
             drawn,
@@ -146,6 +165,8 @@ impl RuleState {
     /// pattern bitmaps would not fit its budget). The seeds are the same.
     pub fn use_slices(&mut self, budget: u64) {
         self.slices = Some(budget);
+        // Only warm starts read them.
+        self.since_chase = ByColor::new(|_| Bitmap::summarised(0));
     }
 
     /// Brings the candidate bitmaps up to date with the unresolved entries `open` (all of
@@ -267,6 +288,7 @@ impl RuleState {
         split: Split,
         mask: u32,
     ) -> u32 {
+        let hittable = mask;
         let mut mask = mask;
         let mut inside = false;
         // Most moves a defender's refresh looks at go to resolved entries (three quarters of
@@ -283,8 +305,17 @@ impl RuleState {
                 }
                 inside = true;
                 let child = child.position();
+                let checks = pos.may_give_check(mv) && child.is_check();
+                // (Chases are numbered, so asked, under the Asian rules only.)
+                if cfg!(debug_assertions) && (checks || self.rules == Rules::Asian) {
+                    let hit = match checks {
+                        true => 1 << KING_BIT,
+                        false => self.numbering.chased_after(pos, mv, child).0,
+                    };
+                    debug_assert_eq!(hit & !hittable, 0, "`Material::can_hit` misses a target");
+                }
                 // Most moves cannot check: no attack on the king to look for.
-                mask &= if pos.may_give_check(mv) && child.is_check() {
+                mask &= if checks {
                     1 << KING_BIT
                 } else if mask & !(1 << KING_BIT) != 0 {
                     self.numbering.chased_after(pos, mv, child).0
@@ -318,7 +349,7 @@ impl RuleState {
         seeds: &ByColor<Bitmap>,
         progress: &dyn Progress,
     ) -> Result<Option<(LevelKind, u64)>, SliceTooLarge> {
-        if self.rules == Rules::Asian {
+        if self.rules == Rules::Asian && self.slices.is_none() {
             for side in Color::ALL {
                 self.since_chase[side].or_from(&self.dirty[side]);
             }

@@ -223,3 +223,65 @@ fn rule_book_rook_following_a_rook_is_not_a_chase() {
     assert!(chased("3k4r/9/9/8R/9/9/9/9/9/5K3 b", "i9h9").is_empty());
     assert!(!checks("3k4r/9/9/8R/9/9/9/9/9/5K3 b", "i9h9"));
 }
+
+/// `Material::can_hit` bounds what the rule stage keeps (no candidates for a target no move can
+/// hit: `formats/rules.md` §7), so it must never rule out a check or chase a move makes. Over
+/// every third entry of small materials where advisors, elephants, pawns and the far chasers
+/// meet, each legal quiet move's check and chases hit only targets it allows, and it allows
+/// each kind of hit some move makes.
+#[test]
+fn no_move_hits_what_can_hit_rules_out() {
+    use xqtb::chase::chased_after;
+    use xqtb::{Color, Indexer, Material, Role};
+    for m in [
+        "KRKA", "KNKB", "KCKAB", "KPKA", "KAKP", "KBKP", "KABKR", "KPKB", "KAKN", "KCKP",
+    ] {
+        let material: Material = m.parse().unwrap();
+        let indexer = Indexer::new(material).unwrap();
+        let mut seen = Vec::new();
+        for turn in Color::ALL {
+            for index in (0..indexer.size()).step_by(3) {
+                let Some(pos) = indexer.decode(index, turn) else {
+                    continue;
+                };
+                for mv in pos.legal_moves() {
+                    if pos.piece_at(mv.to).is_some() {
+                        continue;
+                    }
+                    let mut after = pos.clone();
+                    after.play(mv);
+                    let hit = match after.is_check() {
+                        true => vec![Role::King],
+                        false => chased_after(&pos, mv, &after)
+                            .into_iter()
+                            .map(|sq| pos.piece_at(sq).unwrap().role())
+                            .collect(),
+                    };
+                    for role in hit {
+                        assert!(
+                            material.can_hit(turn, role),
+                            "{m}: {} {mv:?} hits a {role:?}",
+                            xqtb::to_fen(&pos)
+                        );
+                        if !seen.contains(&(turn, role)) {
+                            seen.push((turn, role));
+                        }
+                    }
+                }
+            }
+        }
+        // The bound is not vacuous: every hit it allows that these materials can show, some
+        // move shows (kings are checked by far chasers and pawns alike).
+        for turn in Color::ALL {
+            for role in Role::ALL {
+                let present = material.count(!turn, role) > 0 || role == Role::King;
+                if present && material.can_hit(turn, role) {
+                    assert!(
+                        seen.contains(&(turn, role)),
+                        "{m}: {turn:?} never hits a {role:?}"
+                    );
+                }
+            }
+        }
+    }
+}

@@ -131,21 +131,36 @@ impl Material {
     }
 
     /// Can a forbidden chase occur in this material (`formats/rules.md`, clauses 1–5)? Only if a
-    /// side has a piece that may chase (rook, horse, cannon, advisor or elephant: kings and pawns
-    /// chase freely) and the other side a piece it can reach: any piece but the king for a
-    /// rook, horse or cannon; for an advisor or elephant, which stay in their own half, a rook,
-    /// horse, cannon or pawn (a pawn in that half has crossed the river). Where none can, the
+    /// side can chase a piece of the other side ([`Material::can_hit`]). Where none can, the
     /// Asian rules are perpetual check alone.
     pub fn chases_possible(&self) -> bool {
         Color::ALL.into_iter().any(|c| {
-            let has = |roles: &[Role]| roles.iter().any(|&r| self.count(c, r) > 0);
-            let far_chaser = has(&[Role::Rook, Role::Horse, Role::Cannon]);
-            let home_chaser = has(&[Role::Advisor, Role::Elephant]);
-            let other_pieces = Role::ALL
+            Role::ALL
                 .into_iter()
-                .any(|r| r != Role::King && self.count(!c, r) > 0);
-            (far_chaser && other_pieces) || (home_chaser && self.has_attackers(!c))
+                .any(|r| r != Role::King && self.count(!c, r) > 0 && self.can_hit(c, r))
         })
+    }
+
+    /// Can a move of `hitter` ever check (`target` the king) or chase (`formats/rules.md` §3) a
+    /// piece of the other side of role `target`? A check needs a rook, horse, cannon or pawn.
+    /// A chase needs a piece that may chase (rook, horse, cannon, advisor or elephant: kings
+    /// and pawns chase freely) that can reach the target: a rook, horse or cannon any piece;
+    /// an advisor or elephant, which stay in their own half, only a rook, horse, cannon or pawn
+    /// (a pawn in that half has crossed the river), never the other side's advisors and
+    /// elephants, which stay in theirs.
+    pub fn can_hit(&self, hitter: Color, target: Role) -> bool {
+        let has = |roles: &[Role]| roles.iter().any(|&r| self.count(hitter, r) > 0);
+        match target {
+            Role::King => self.has_attackers(hitter),
+            Role::Advisor | Role::Elephant => has(&[Role::Rook, Role::Horse, Role::Cannon]),
+            _ => has(&[
+                Role::Rook,
+                Role::Horse,
+                Role::Cannon,
+                Role::Advisor,
+                Role::Elephant,
+            ]),
+        }
     }
 
     /// Has `color` a rook, horse, cannon or pawn?
@@ -281,5 +296,25 @@ mod tests {
         for s in ["KNKA", "KPKA", "KAKP", "KRKP", "KRKA", "KCPKAAB", "KPKB"] {
             assert!(m(s).chases_possible(), "{s}");
         }
+    }
+
+    /// What a side can ever check or chase: in the record table KCPAABBKAABB, Black (advisors
+    /// and elephants) reaches only Red's cannon and pawn, Red (a cannon) all of Black; a lone
+    /// pawn checks but chases nothing.
+    #[test]
+    fn what_a_side_can_hit() {
+        use crate::piece::{Color::*, Role::*};
+        let record = m("KCPAABBKAABB");
+        for r in [King, Advisor, Elephant] {
+            assert!(!record.can_hit(Black, r), "{r:?}");
+            assert!(record.can_hit(Red, r), "{r:?}");
+        }
+        for r in [Cannon, Pawn] {
+            assert!(record.can_hit(Black, r), "{r:?}");
+        }
+        let kpka = m("KPKA");
+        assert!(kpka.can_hit(Red, King));
+        assert!(!kpka.can_hit(Red, Advisor));
+        assert!(kpka.can_hit(Black, Pawn) && !kpka.can_hit(Black, King));
     }
 }
