@@ -357,7 +357,8 @@ pub fn propagate(
         ply += 1;
         if let Some(dirty) = dirty {
             for side in Color::ALL {
-                dirty[side].or_from(work.frontiers.now_bits(side));
+                let at = (&work.store, work.layout());
+                work.frontiers.mark_now(at, side, &dirty[side])?;
             }
         }
         let distance = u16::try_from(ply).map_err(|_| BuildError::Overflow {

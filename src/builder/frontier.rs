@@ -114,6 +114,30 @@ impl Frontiers {
         }
     }
 
+    /// Sets the bits of `side`'s frontier in `map` (the rule stage's dirty marks).
+    pub fn mark_now(
+        &self,
+        (store, layout): (&StoreDir, Layout),
+        side: Color,
+        map: &Bitmap,
+    ) -> Result<(), BuildError> {
+        match self {
+            Frontiers::Bits { now, .. } => {
+                map.or_from(&now[side]);
+                Ok(())
+            }
+            Frontiers::Lists(l) => {
+                let (mut words, mut indices) = (vec![0; LIST_BATCH], Vec::new());
+                for c in (0..layout.chunks()).filter(|&c| l.now_in(side, c) > 0) {
+                    indices.clear();
+                    l.read_now((store, layout), side, c, &mut words, &mut indices)?;
+                    indices.iter().for_each(|&i| map.set(i));
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// Notes `side`'s entries `indices` (sorted) as resolved by the passes under way.
     pub fn note_next(
         &self,
@@ -122,18 +146,43 @@ impl Frontiers {
         side: Color,
         indices: &[u64],
     ) -> Result<(), BuildError> {
+        self.note(store, layout, side, indices, false)
+    }
+
+    /// Notes `side`'s entries `indices` (sorted) in the frontier the next passes start from
+    /// (an order's seeds).
+    pub fn note_now(
+        &self,
+        store: &StoreDir,
+        layout: Layout,
+        side: Color,
+        indices: &[u64],
+    ) -> Result<(), BuildError> {
+        self.note(store, layout, side, indices, true)
+    }
+
+    fn note(
+        &self,
+        store: &StoreDir,
+        layout: Layout,
+        side: Color,
+        indices: &[u64],
+        now_list: bool,
+    ) -> Result<(), BuildError> {
         match self {
-            Frontiers::Bits { next, .. } => {
-                indices.iter().for_each(|&i| next[side].set(i));
+            Frontiers::Bits { now, next } => {
+                let map = if now_list { &now[side] } else { &next[side] };
+                indices.iter().for_each(|&i| map.set(i));
                 Ok(())
             }
             Frontiers::Lists(l) => {
+                let parity = if now_list { l.parity } else { 1 - l.parity };
                 let mut locals = Vec::with_capacity(indices.len().min(LIST_BATCH));
                 for (c, run) in super::buffers::runs(indices, |i| layout.chunk(i)) {
                     for part in run.chunks(LIST_BATCH) {
                         locals.clear();
                         locals.extend(part.iter().map(|&i| layout.local(i) as u32));
-                        l.append(store, side, c, 1 - l.parity, &locals)?;
+                        l.append(store, side, c, parity, &locals)?;
                     }
                 }
                 Ok(())

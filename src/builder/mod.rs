@@ -319,7 +319,7 @@ pub struct BuildOptions {
     /// Stream through chunk files even if the table would fit the budget (for tests).
     pub force_streaming: bool,
     /// Stream with frontier lists even if the frontier bitmaps would fit the budget (for tests
-    /// and measurements; tables with a rule stage keep bitmaps).
+    /// and measurements).
     pub frontier_lists: bool,
     /// Stream with frontier lists and the unresolved filter of one side at a time in RAM, the
     /// other parked in the store, even if more would fit (for tests and measurements).

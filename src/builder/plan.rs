@@ -58,7 +58,7 @@ pub enum Force {
     Nothing,
     /// Stream, even if the chunks fit.
     Streaming,
-    /// Stream with frontier lists, if the build has no rule stage (else as `Streaming`).
+    /// Stream with frontier lists.
     FrontierLists,
     /// As `FrontierLists`, with the unresolved filter parked one side at a time.
     ParkedFilter,
@@ -118,8 +118,9 @@ impl Streamed {
 /// keeps most updates of a win pass out of the logs; frontier bitmaps cost no disk traffic and
 /// allow pulled win plies. So the plan takes, in this order of preference, bitmaps and the
 /// filter, lists and the filter, lists and the filter one side at a time (the other parked in
-/// the store), bitmaps alone, lists alone. A build with a rule stage needs bitmaps and the
-/// filter.
+/// the store), bitmaps alone, lists alone. A build with a rule stage needs the filter of both
+/// sides, and takes bitmaps (lists only when forced), and its patterns' bitmaps where they fit,
+/// else slices.
 pub fn plan(
     budget: u64,
     entries: u64,
@@ -171,8 +172,12 @@ pub fn plan(
     // workers' gathering buffers and the staging buffer while a frontier is scanned.
     let chunk = 2 * chunk_bytes(chunk_len);
     let with_rules = rule.kept > 0;
-    let base = |slices| {
-        chunk + workers + RESERVE + subs_min + rule_bytes(lent + chunk, slices) + MIN_UPDATE_BUFFER
+    // What the propagation lends the pattern phase when streaming: its chunk buffers, and
+    // its frontier bitmaps if it keeps bitmaps, not lists.
+    let lent_streaming = |c: &Streamed| lent + chunk - if c.lists { 4 * bitmap } else { 0 };
+    let base = |slices, c: &Streamed| {
+        let rules = rule_bytes(lent_streaming(c), slices);
+        chunk + workers + RESERVE + subs_min + rules + MIN_UPDATE_BUFFER
     };
     let (bits, lists) = (4 * bitmap, list_bytes(chunk_len, threads));
     let parked = bitmap + park_bytes(chunk_len);
@@ -184,8 +189,9 @@ pub fn plan(
         Streamed::new(false, None, bits),
         Streamed::new(true, None, lists),
     ];
+    // A rule stage reads both filters; it takes frontier lists only when told to.
     let allowed = |c: &&Streamed| match with_rules {
-        true => !c.lists && c.filter == Some(false),
+        true => c.filter == Some(false) && c.lists == (force == Force::FrontierLists),
         false => match force {
             Force::Nothing | Force::Streaming | Force::PatternSlices => true,
             Force::FrontierLists => c.lists,
@@ -196,7 +202,7 @@ pub fn plan(
         choices
             .iter()
             .filter(allowed)
-            .find(|c| base(slices) + c.bytes <= budget)
+            .find(|c| base(slices, c) + c.bytes <= budget)
             .map(|c| (*c, slices))
     };
     // Pattern bitmaps where they fit (their patterns start warm from the previous order's),
@@ -206,21 +212,21 @@ pub fn plan(
         (true, Force::PatternSlices) => fits(true),
         (true, _) => fits(false).or_else(|| fits(true)),
     };
-    let Some((
-        Streamed {
-            lists: frontier_lists,
-            filter,
-            bytes: kept,
-        },
-        slices,
-    )) = found
-    else {
-        let least = choices.iter().filter(allowed).map(|c| c.bytes).min();
+    let Some((choice, slices)) = found else {
+        let least = choices
+            .iter()
+            .filter(allowed)
+            .map(|c| base(with_rules, c) + c.bytes);
         return Err(TooSmall {
-            needed: base(with_rules) + least.expect("some choice is allowed"),
+            needed: least.min().expect("some choice is allowed"),
         });
     };
-    let base = base(slices);
+    let Streamed {
+        lists: frontier_lists,
+        filter,
+        bytes: kept,
+    } = choice;
+    let base = base(slices, &choice);
     let mut free = budget - base - kept;
     // Then a chunk for each worker beyond two: the workers apply the logs of different chunks
     // at once (`pass::apply_logs`), one's file reads and writes overlapping another's updates.
@@ -241,7 +247,7 @@ pub fn plan(
         pack_budget,
         update_buffer,
         chunk_buffers: 2 + extra as usize,
-        pattern_slices: slices.then_some(lent + chunk),
+        pattern_slices: slices.then_some(lent_streaming(&choice)),
         total: budget,
     })
 }
@@ -436,7 +442,8 @@ mod tests {
         )
         .unwrap();
         assert!(!p.frontier_lists && !p.unresolved_filter, "{p:?}");
-        // A build with a rule stage takes bitmaps and the filter, or nothing.
+        // A build with a rule stage takes bitmaps and the filter, or nothing; lists and the
+        // filter when told to (both filters: the rule stage reads both sides).
         let rule = RuleBitmaps {
             kept: 6,
             warm: 0,
@@ -445,10 +452,18 @@ mod tests {
         let ruled = |budget, force| plan(budget, n, 1 << 20, &[], 2, force, rule);
         let need = base + 12 * b;
         assert_eq!(ruled(need - 1, Force::Nothing).unwrap_err().needed, need);
-        for force in [Force::Nothing, Force::FrontierLists] {
-            let p = ruled(need, force).unwrap();
-            assert!(!p.frontier_lists && p.unresolved_filter, "{p:?}");
-        }
+        let p = ruled(need, Force::Nothing).unwrap();
+        assert!(!p.frontier_lists && p.unresolved_filter, "{p:?}");
+        let p = ruled(need, Force::FrontierLists).unwrap();
+        assert!(
+            p.frontier_lists && p.unresolved_filter && !p.filter_parked,
+            "{p:?}"
+        );
+        let listed = base + 8 * b + lists;
+        assert_eq!(
+            ruled(listed - 1, Force::FrontierLists).unwrap_err().needed,
+            listed
+        );
         // Forced lists take lists even where bitmaps fit, and a forced parked filter parks.
         let p = plan(1 << 40, n, 1 << 20, &[], 2, Force::FrontierLists, NONE).unwrap();
         assert!(

@@ -3,14 +3,15 @@
 //! distance 0 and the propagation passes ([`super::dtc::propagate`]) run again, until no
 //! pattern is left; what is never resolved is a draw (Fang's Algorithm 8).
 
+use super::buffers::runs;
 use super::dtc;
 use super::entry::{self, NEVER};
 use super::work::Work;
 use super::BuildError;
 use crate::fang::{LevelKind, Rules};
 use crate::piece::{ByColor, Color};
-use crate::position::BitIter;
 use crate::retro::numbering::Numbering;
+use crate::retro::orders::Seeds;
 use crate::retro::{Bitmap, Graph, Progress, RuleState};
 use crate::value::MAX_ORDER;
 use rayon::prelude::*;
@@ -44,26 +45,17 @@ fn unresolved(work: &Work, side: Color) -> &Bitmap {
         .expect("a build under the Asian rules keeps the unresolved filter")
 }
 
-/// Resolves the frontier entries (the new order's seeds) as losses at `(level, 0)`.
-fn seed(work: &mut Work, level: u16) -> Result<(), BuildError> {
+/// Resolves the new order's seeds (`seeds`, sorted, by side) as losses at `(level, 0)`, and
+/// makes them the frontier the order's propagation starts from.
+fn seed(work: &mut Work, level: u16, seeds: &ByColor<Vec<u64>>) -> Result<(), BuildError> {
     let to = entry::resolved(level, 0);
     let layout = work.layout();
     for side in Color::ALL {
-        for c in 0..layout.chunks() {
-            let (base, len) = (layout.base(c), layout.len(c));
-            if work.frontiers.now_bits(side).count(base, len) == 0 {
-                continue;
-            }
-            // The chunk's frontier words, their bits found by scans (seeds are few).
-            let words = base / 64..(base + len as u64).div_ceil(64);
-            let mut seeds: Vec<u64> = words
-                .flat_map(|w| {
-                    let bits = work.frontiers.now_bits(side).word(w as usize);
-                    BitIter(u128::from(bits)).map(move |k| w * 64 + k as u64)
-                })
-                .collect();
-            work.resolve_entries(side, &mut seeds, to)?;
+        for (_, run) in runs(&seeds[side], |i| layout.chunk(i)) {
+            work.resolve_entries(side, &mut run.to_vec(), to)?;
         }
+        work.frontiers
+            .note_now(&work.store, layout, side, &seeds[side])?;
     }
     Ok(())
 }
@@ -111,20 +103,26 @@ pub fn solve_orders(
             &format!("{} patterns after order {order}", work.material()),
             1,
         );
-        let next = state
-            .next_seeds(&open, graph, work.frontiers.now_bitmaps(), progress)
-            .map_err(|e| BuildError::SliceTooLarge {
-                material: work.material(),
-                order,
-                needed: e.needed,
-                budget: e.budget,
-            })?;
+        let next =
+            state
+                .next_seeds(&open, graph, progress)
+                .map_err(|e| BuildError::SliceTooLarge {
+                    material: work.material(),
+                    order,
+                    needed: e.needed,
+                    budget: e.budget,
+                })?;
         progress.advance(1);
         progress.finish();
         work.restore_pass_memory();
-        let Some((kind, seeds)) = next else {
+        let Some(Seeds {
+            kind,
+            entries: seeds,
+        }) = next
+        else {
             return Ok(reports);
         };
+        let seed_count = Color::ALL.iter().map(|&s| seeds[s].len() as u64).sum();
         order = order
             .checked_add(1)
             .filter(|&o| o <= MAX_ORDER)
@@ -132,11 +130,11 @@ pub fn solve_orders(
         reports.push(OrderReport {
             order,
             kind,
-            seeds,
+            seeds: seed_count,
             warm_exclusions: state.warm_exclusions,
         });
         let level = level_of(order);
-        seed(work, level)?;
+        seed(work, level, &seeds)?;
         after_ply(work, level, 0)?;
         dtc::propagate(
             work,

@@ -77,7 +77,7 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', requires = "partial")]
     without: Vec<xqtb::Material>,
     /// Stream with the frontiers as lists on disk even when their bitmaps fit (testing and
-    /// measuring; tables with a rule stage keep bitmaps).
+    /// measuring).
     #[arg(long, hide = true)]
     frontier_lists: bool,
     /// Stream with frontier lists and one side's unresolved filter in RAM at a time, the other

@@ -29,9 +29,7 @@ use super::bitmap::Bitmap;
 use super::candidates::Candidates;
 use super::graph::{Graph, Moves};
 use super::numbering::{Numbering, KING_BIT, MAX_NUMBERED};
-use super::pattern::{
-    EntryPattern, Exclusion, PackedMarks, Region, SliceTooLarge, Space, Vx, Warm,
-};
+use super::pattern::{EntryPattern, Exclusion, PackedMarks, Region, SliceTooLarge, Space, Warm};
 use super::progress::Progress;
 use crate::fang::graph::{PieceId, Target};
 use crate::fang::{LevelKind, Rules};
@@ -67,6 +65,14 @@ pub struct RuleState {
     pub warm_exclusions: u32,
     /// With a budget: patterns are computed inside their slices ([`RuleState::use_slices`]).
     slices: Option<u64>,
+}
+
+/// The next order's seeds: the kind of the patterns that found them, and their losses.
+pub struct Seeds {
+    /// Checking or chasing patterns.
+    pub kind: LevelKind,
+    /// The losses, by side, sorted, without repeats.
+    pub entries: ByColor<Vec<u64>>,
 }
 
 /// What the rule phases take, in bitmaps of a table's entries (the plan counts both).
@@ -338,17 +344,16 @@ impl RuleState {
         self.full = true;
     }
 
-    /// Computes the patterns that seed the next order among the unresolved entries `open` and
-    /// adds their losses to `seeds`; `None` when no pattern is left, an error when a pattern's
+    /// Computes the patterns that seed the next order among the unresolved entries `open`, and
+    /// returns their kind and losses (the seeds, sorted, by side); `None` when no pattern is left, an error when a pattern's
     /// slice is larger than the budget [`RuleState::use_slices`] gave. Patterns the previous
     /// call found start warm from it ([`Warm`]); the dirty marks are consumed.
     pub fn next_seeds(
         &mut self,
         open: &ByColor<&Bitmap>,
         graph: &Graph,
-        seeds: &ByColor<Bitmap>,
         progress: &dyn Progress,
-    ) -> Result<Option<(LevelKind, u64)>, SliceTooLarge> {
+    ) -> Result<Option<Seeds>, SliceTooLarge> {
         if self.rules == Rules::Asian && self.slices.is_none() {
             for side in Color::ALL {
                 self.since_chase[side].or_from(&self.dirty[side]);
@@ -364,7 +369,7 @@ impl RuleState {
             .exclusions
             .iter_mut()
             .for_each(|(_, _, e)| e.warm = false);
-        let next = self.find_seeds(open, graph, seeds, &mut carried, progress)?;
+        let next = self.find_seeds(open, graph, &mut carried, progress)?;
         let Carried {
             previous,
             mut found,
@@ -394,10 +399,9 @@ impl RuleState {
         &self,
         open: &ByColor<&Bitmap>,
         graph: &Graph,
-        seeds: &ByColor<Bitmap>,
         carried: &mut Carried,
         progress: &dyn Progress,
-    ) -> Result<Option<(LevelKind, u64)>, SliceTooLarge> {
+    ) -> Result<Option<Seeds>, SliceTooLarge> {
         let Carried {
             previous,
             found,
@@ -444,18 +448,20 @@ impl RuleState {
             slice: None,
         };
         let region = Region::Graph(&self.candidates);
-        let seeds_into = seeds;
-        let mut seeds = 0;
+        let mut seeds = ByColor::new(|_| Vec::new());
         for attacker in Color::ALL {
             let start = Instant::now();
             let (p, max) =
                 space.non_mutual_check(region, attacker, warm(attacker, Target::King))?;
             note(attacker, Target::King, &p, start);
-            seeds += mark_losses(&seeds_into[!attacker], p.set.members(!attacker));
+            add_losses(&mut seeds[!attacker], &p);
             found.push((attacker, Target::King, max));
         }
-        if seeds > 0 {
-            return Ok(Some((LevelKind::Check, seeds)));
+        if seeds.iter().any(|(_, s)| !s.is_empty()) {
+            return Ok(Some(Seeds {
+                kind: LevelKind::Check,
+                entries: seeds,
+            }));
         }
         if self.rules != Rules::Asian {
             return Ok(None);
@@ -476,13 +482,17 @@ impl RuleState {
                         old.as_ref(),
                     )?;
                     note(attacker, t, &p, start);
-                    seeds += mark_losses(&seeds_into[!attacker], p.set.members(!attacker));
+                    add_losses(&mut seeds[!attacker], &p);
                     found.push((attacker, t, max));
                     exclusions.extend(exclusion.map(|e| (attacker, piece, e)));
                 }
             }
         }
-        Ok((seeds > 0).then_some((LevelKind::Chase, seeds)))
+        let any = seeds.iter().any(|(_, s)| !s.is_empty());
+        Ok(any.then_some(Seeds {
+            kind: LevelKind::Chase,
+            entries: seeds,
+        }))
     }
 }
 
@@ -496,11 +506,10 @@ struct Carried {
     exclusions: Vec<(Color, PieceId, Exclusion)>,
 }
 
-/// Adds a pattern's losses (its members on `frontier`'s side) to `frontier`; returns how many
-/// entries that added.
-fn mark_losses(frontier: &Bitmap, losses: Vec<Vx>) -> u64 {
-    losses
-        .into_par_iter()
-        .filter(|v| frontier.insert(v.index))
-        .count() as u64
+/// Adds a pattern's losses (its defender's members, every slot) to `seeds` (sorted, without
+/// repeats).
+fn add_losses(seeds: &mut Vec<u64>, p: &EntryPattern) {
+    seeds.extend(p.set.members(!p.attacker).into_iter().map(|v| v.index));
+    seeds.par_sort_unstable();
+    seeds.dedup();
 }

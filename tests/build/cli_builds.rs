@@ -87,8 +87,8 @@ fn published_figures_and_verification() {
 
 /// The same bytes whatever the threads, the budget, the chunks, and whether win plies are
 /// pulled (the default, where that costs less) or all pushed (`--push-only`): under the Asian
-/// rules, and under `--rules none`, whose builds have no rule stage and may keep the frontiers
-/// as lists (with the unresolved filter parked).
+/// rules (the frontiers as lists, the patterns in slices), and under `--rules none`, whose
+/// builds have no rule stage and may also park the unresolved filter.
 #[test]
 fn output_does_not_depend_on_threads_or_memory() {
     let stream_small_chunks = [
@@ -100,8 +100,8 @@ fn output_does_not_depend_on_threads_or_memory() {
         "--chunk-len",
         "16384",
     ];
-    const ASIAN_RUNS: usize = 7;
-    let runs: [&[&str]; 12] = [
+    const ASIAN_RUNS: usize = 9;
+    let runs: [&[&str]; 14] = [
         &["--threads", "1"],
         &["--threads", "2", "--verbose"],
         &["--threads", "8"],
@@ -111,6 +111,9 @@ fn output_does_not_depend_on_threads_or_memory() {
         &[&stream_small_chunks[..], &["--verbose"]].concat(),
         &["--threads", "2", "--push-only"],
         &[&stream_small_chunks[..], &["--push-only", "--verbose"]].concat(),
+        // The rule stage with frontier lists, and with its patterns in slices.
+        &[&stream_small_chunks[..], &["--frontier-lists", "--verbose"]].concat(),
+        &[&stream_small_chunks[..], &["--pattern-slices", "--verbose"]].concat(),
         // `--rules none` from here on (ASIAN_RUNS): compared with the first of them...
         &["--threads", "1"],
         &["--threads", "2", "--memory", "64M", "--stream"],
@@ -142,6 +145,9 @@ fn output_does_not_depend_on_threads_or_memory() {
         let lists = extra.contains(&"--frontier-lists") || extra.contains(&"--park-filter");
         if extra.contains(&"--stream") || lists {
             assert!(out.contains("streamed"), "{out}");
+        }
+        if extra.contains(&"--pattern-slices") {
+            assert!(err.contains("rule patterns in slices"), "{err}");
         }
         if extra.contains(&"--park-filter") {
             assert!(

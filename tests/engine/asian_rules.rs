@@ -166,13 +166,18 @@ fn streamed_and_threaded_builds_are_byte_identical() {
     streamed.chunk_len = 1 << 14;
     streamed.checkpoint_interval = std::time::Duration::ZERO;
     build_in(b.path(), "KRKN", &streamed, 3);
+    // The frontiers as per-chunk lists: the order's seeds go to a list, and the dirty marks
+    // come from the lists.
+    let c = tempfile::tempdir().unwrap();
+    let mut listed = streamed.clone();
+    listed.dir = c.path().to_path_buf();
+    listed.frontier_lists = true;
+    build_in(c.path(), "KRKN", &listed, 2);
     for m in ["KRKN", "KNK", "KRK"] {
         let path = |d: &Path| table_path(d, m.parse().unwrap());
-        assert_eq!(
-            std::fs::read(path(a.path())).unwrap(),
-            std::fs::read(path(b.path())).unwrap(),
-            "{m}"
-        );
+        let bytes = std::fs::read(path(a.path())).unwrap();
+        assert_eq!(bytes, std::fs::read(path(b.path())).unwrap(), "{m}");
+        assert_eq!(bytes, std::fs::read(path(c.path())).unwrap(), "{m} (lists)");
     }
 }
 
@@ -292,7 +297,11 @@ fn killed_in_any_order_resumes_to_identical_bytes() {
     let reference = tempfile::tempdir().unwrap();
     run_build("KRKN", reference.path(), &[], None);
     let want = std::fs::read(table_path(reference.path(), "KRKN".parse().unwrap())).unwrap();
-    for extra in [&[][..], &["--stream", "--chunk-len", "16384"][..]] {
+    for extra in [
+        &[][..],
+        &["--stream", "--chunk-len", "16384"][..],
+        &["--frontier-lists", "--chunk-len", "16384"][..],
+    ] {
         let dir = tempfile::tempdir().unwrap();
         // Order 0's plies, the seeding of order 1, and order 1's plies; each run resumes the
         // last one's checkpoint.
