@@ -150,18 +150,8 @@ impl Frontiers {
     }
 
     /// Notes `side`'s entries `indices` (sorted) in the frontier the next passes start from
-    /// (an order's seeds).
-    pub fn note_now(
-        &self,
-        store: &StoreDir,
-        layout: Layout,
-        side: Color,
-        indices: &[u64],
-    ) -> Result<(), BuildError> {
-        self.note(store, layout, side, indices, true)
-    }
-
-    fn note(
+    /// (`now_list`: an order's seeds), or else as resolved by the passes under way.
+    pub fn note(
         &self,
         store: &StoreDir,
         layout: Layout,

@@ -55,7 +55,7 @@ fn seed(work: &mut Work, level: u16, seeds: &ByColor<Vec<u64>>) -> Result<(), Bu
             work.resolve_entries(side, &mut run.to_vec(), to)?;
         }
         work.frontiers
-            .note_now(&work.store, layout, side, &seeds[side])?;
+            .note(&work.store, layout, side, &seeds[side], true)?;
     }
     Ok(())
 }

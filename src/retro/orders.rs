@@ -243,20 +243,25 @@ impl RuleState {
         self.full = false;
     }
 
-    /// With `--verbose`: per side, the unresolved entries, and per target the candidates and
-    /// the unresolved entries they reach by a quiet move (what a pattern over them can hold).
-    fn note_candidates(&self, open: &ByColor<&Bitmap>, graph: &Graph, progress: &dyn Progress) {
-        if !progress.wants_detail() {
-            return;
-        }
-        let space = Space {
+    /// The graph the patterns run on: the unresolved entries `open`, nothing tracked.
+    fn space<'a>(&'a self, open: &ByColor<&'a Bitmap>, graph: &'a Graph) -> Space<'a> {
+        Space {
             graph,
             numbering: &self.numbering,
             unresolved: ByColor::new(|side| open[side]),
             tracked: Vec::new(),
             slices: self.slices,
             slice: None,
-        };
+        }
+    }
+
+    /// With `--verbose`: per side, the unresolved entries, and per target the candidates and
+    /// the unresolved entries they reach by a quiet move (what a pattern over them can hold).
+    fn note_candidates(&self, open: &ByColor<&Bitmap>, graph: &Graph, progress: &dyn Progress) {
+        if !progress.wants_detail() {
+            return;
+        }
+        let space = self.space(open, graph);
         for defender in Color::ALL {
             let targets: Vec<String> = self.candidates.bits[defender]
                 .iter()
@@ -439,14 +444,7 @@ impl RuleState {
                 changed,
             })
         };
-        let space = Space {
-            graph,
-            numbering: &self.numbering,
-            unresolved: ByColor::new(|side| open[side]),
-            tracked: Vec::new(),
-            slices: self.slices,
-            slice: None,
-        };
+        let space = self.space(open, graph);
         let region = Region::Graph(&self.candidates);
         let mut seeds = ByColor::new(|_| Vec::new());
         for attacker in Color::ALL {
