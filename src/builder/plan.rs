@@ -247,7 +247,13 @@ pub fn plan(
         pack_budget,
         update_buffer,
         chunk_buffers: 2 + extra as usize,
-        pattern_slices: slices.then_some(lent_streaming(&choice)),
+        // All of what the propagation lends (`Work::lend_pass_memory`): beyond the least it
+        // plans for, the larger update buffer and the extra chunk buffers.
+        pattern_slices: slices.then_some(
+            lent_streaming(&choice)
+                + (update_buffer - MIN_UPDATE_BUFFER)
+                + extra * chunk_bytes(chunk_len),
+        ),
         total: budget,
     })
 }
@@ -645,7 +651,12 @@ mod tests {
         let bitmaps = least + 2 * b + 13 * b - lent;
         let at = |budget, force| plan(budget, n, 1 << 20, &subs, 2, force, krknn).unwrap();
         assert_eq!(at(least, Force::Nothing).pattern_slices, Some(lent));
-        assert_eq!(at(bitmaps - 1, Force::Nothing).pattern_slices, Some(lent));
+        // With more, what is lent grows with the update buffer.
+        let p = at(bitmaps - 1, Force::Nothing);
+        assert_eq!(
+            p.pattern_slices,
+            Some(lent + p.update_buffer - MIN_UPDATE_BUFFER)
+        );
         assert_eq!(at(bitmaps, Force::Nothing).pattern_slices, None);
         // Forced, slices even where bitmaps fit (the build streams).
         let p = at(1 << 40, Force::PatternSlices);

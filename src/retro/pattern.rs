@@ -264,6 +264,18 @@ fn list_bits(
         });
 }
 
+/// The entries in any of `maps` (bitmaps of one side), sorted.
+fn members_of(maps: &[&Bitmap]) -> Vec<u64> {
+    Bitmap::spans_of(maps)
+        .into_par_iter()
+        .flat_map_iter(|span| span)
+        .flat_map_iter(|w| {
+            let word = maps.iter().fold(0, |m, b| m | b.word(w));
+            BitIter(u128::from(word)).map(move |k| w as u64 * 64 + k as u64)
+        })
+        .collect()
+}
+
 /// A lazily computed yes/no per vertex of one side: two bits (known, value) in one word, set
 /// together, so a reader never sees one without the other.
 struct Memo {
@@ -405,10 +417,12 @@ pub struct SliceTooLarge {
     pub budget: u64,
 }
 
-/// Bytes a pattern computation may take per slice vertex and slot combination: its set, the
-/// memo of its wins and the sets of its exclusions (bits), and the lists of its losses and of
-/// what a removal undoes (16 bytes a vertex), with room for both at once.
-const SLICE_VERTEX_BYTES: u64 = 40;
+/// Bytes a pattern computation may take per slice vertex and slot combination: its sets, memo
+/// and exclusions' sets are bits; its lists (losses being pruned, what a removal undoes, an
+/// exclusion's members) are 16 bytes a vertex, and two may be alive at once; the rank takes 2.
+/// (KRCKR forced into slices peaked no higher than with pattern bitmaps; KCPABKAABB's pattern
+/// phases, 4.4 M slice vertices, 44–54 MB above the refresh before them.)
+const SLICE_VERTEX_BYTES: u64 = 34;
 
 /// A pattern over a table's entries (the in-memory reference's is `fang::Pattern`): `attacker`
 /// forces the defender to hit `target` on every move; the set holds its
@@ -1168,27 +1182,37 @@ impl Space<'_> {
     /// quiet move: with `from` a target's candidates, the wins its patterns can have (the rule
     /// stage's slice beside the candidates, `docs/design-rule-stage-out-of-core.md`).
     pub fn children_inside(&self, from: &Bitmap, side: Color) -> u64 {
-        let reached = Bitmap::summarised(self.entries());
-        Bitmap::spans_of(&[from]).into_par_iter().for_each_init(
-            || Decoder::new(self.graph.indexer()),
-            |decoder, span| {
-                for w in span {
-                    for k in BitIter(u128::from(from.word(w))) {
-                        let index = w as u64 * 64 + k as u64;
-                        let Some((pos, split)) = decoder.decode_split(index, side) else {
-                            continue;
-                        };
-                        self.any_step(pos, index, Some(split), Moves::Quiet, |s, _| {
-                            if self.unresolved[!side].get(s.child) {
-                                reached.insert(s.child);
-                            }
-                            false
-                        });
-                    }
+        self.open_children(&members_of(&[from]), side).len() as u64
+    }
+
+    /// The unresolved entries of `!side` that `from` (entries of `side`, sorted) reach by a
+    /// quiet move, sorted, without repeats; found in index order by parts of `from`.
+    fn open_children(&self, from: &[u64], side: Color) -> Vec<u64> {
+        let mut out: Vec<u64> = from
+            .par_chunks(4096)
+            .flat_map_iter(|part| {
+                let mut decoder = Decoder::new(self.graph.indexer());
+                let mut out = Vec::new();
+                for &index in part {
+                    let Some((pos, split)) = decoder.decode_split(index, side) else {
+                        continue;
+                    };
+                    self.any_step(pos, index, Some(split), Moves::Quiet, |s, _| {
+                        if self.unresolved[!side].get(s.child) {
+                            out.push(s.child);
+                        }
+                        false
+                    });
                 }
-            },
-        );
-        reached.count_all()
+                // Repeats go early: a part's children are its candidates' neighbours.
+                out.sort_unstable();
+                out.dedup();
+                out
+            })
+            .collect();
+        out.par_sort_unstable();
+        out.dedup();
+        out
     }
 
     /// This space, with the slice its patterns over the whole graph in which `attacker` forces
@@ -1204,8 +1228,14 @@ impl Space<'_> {
             return Ok(space);
         };
         let slice = self.slice(candidates, attacker, target);
-        // The tracked twins of the exclusions inside may double the slots once more.
-        let needed = slice.len() * 2 * self.slots() as u64 * SLICE_VERTEX_BYTES;
+        // An exclusion inside tracks the defender's twins, if it has a pair: twice the slots.
+        let defender_twins = self
+            .numbering
+            .pieces(!attacker)
+            .iter()
+            .any(|p| self.numbering.twin(p).is_some());
+        let slots = self.slots() as u64 * if defender_twins { 2 } else { 1 };
+        let needed = slice.len() * slots * SLICE_VERTEX_BYTES;
         if needed > budget {
             return Err(SliceTooLarge { needed, budget });
         }
@@ -1223,38 +1253,8 @@ impl Space<'_> {
             .collect();
         bits.dedup();
         let maps: Vec<&Bitmap> = bits.iter().map(|&b| candidates.get(defender, b)).collect();
-        let spans = Bitmap::spans_of(&maps);
-        let losses: Vec<u64> = spans
-            .par_iter()
-            .flat_map_iter(|span| span.clone())
-            .flat_map_iter(|w| {
-                let word = maps.iter().fold(0, |m, b| m | b.word(w));
-                BitIter(u128::from(word)).map(move |k| w as u64 * 64 + k as u64)
-            })
-            .collect();
-        // Each candidate's children, found in index order by chunks of candidates; sorted and
-        // without repeats.
-        let mut wins: Vec<u64> = losses
-            .par_chunks(4096)
-            .flat_map_iter(|part| {
-                let mut decoder = Decoder::new(self.graph.indexer());
-                let mut out = Vec::new();
-                for &index in part {
-                    let Some((pos, split)) = decoder.decode_split(index, defender) else {
-                        continue;
-                    };
-                    self.any_step(pos, index, Some(split), Moves::Quiet, |s, _| {
-                        if self.unresolved[attacker].get(s.child) {
-                            out.push(s.child);
-                        }
-                        false
-                    });
-                }
-                out
-            })
-            .collect();
-        wins.par_sort_unstable();
-        wins.dedup();
+        let losses = members_of(&maps);
+        let wins = self.open_children(&losses, defender);
         let n = self.entries();
         Slice {
             sides: ByColor::new(|side| {
