@@ -255,6 +255,15 @@ impl RuleState {
         }
     }
 
+    /// A target of `owner` by its candidate bit, for people: `king`, or its role and number
+    /// (`cannon 0`).
+    fn target_name(&self, owner: Color, bit: u32) -> String {
+        match self.numbering.role(owner, bit as PieceId) {
+            Some(role) if bit != KING_BIT => format!("{role:?} {bit}").to_lowercase(),
+            _ => "king".to_string(),
+        }
+    }
+
     /// With `--verbose`: per side, the unresolved entries, and per target the candidates and
     /// the unresolved entries they reach by a quiet move (what a pattern over them can hold).
     fn note_candidates(&self, open: &ByColor<&Bitmap>, graph: &Graph, progress: &dyn Progress) {
@@ -272,12 +281,7 @@ impl RuleState {
                     } else {
                         0
                     };
-                    let name = if *bit == KING_BIT {
-                        "king".to_string()
-                    } else {
-                        format!("piece {bit}")
-                    };
-                    format!("{name} {c} + {reached}")
+                    format!("{} {c} + {reached}", self.target_name(!defender, *bit))
                 })
                 .collect();
             progress.detail(&format!(
@@ -416,9 +420,16 @@ impl RuleState {
             if progress.wants_detail() {
                 let (members, bytes) = p.set.footprint();
                 progress.detail(&format!(
-                    "{:?} forced to hit {attacker:?}'s {target:?}: {members} vertices left \
+                    "{:?} forced to hit {attacker:?}'s {}: {members} vertices left \
                      ({} losses), their bitmaps' groups {bytes} bytes, {:.2} s",
                     !attacker,
+                    self.target_name(
+                        attacker,
+                        match target {
+                            Target::King => KING_BIT,
+                            Target::Piece(p) => u32::from(p),
+                        }
+                    ),
                     p.set
                         .side(!attacker)
                         .iter()
