@@ -29,6 +29,9 @@ pub struct TableEstimate {
     /// Whether the streamed build keeps one side's unresolved filter in RAM at a time, the
     /// other parked on disk (`formats/build.md` §7.4).
     pub filter_parked: bool,
+    /// Whether the streamed build computes its rule stage's patterns in slices, for want of
+    /// room for their bitmaps (`formats/rules.md` §7, "Slices").
+    pub pattern_slices: bool,
     /// The memory the plan takes, bytes.
     pub memory: u64,
     /// The least `--memory` (within the asked budget, and at least 64 MiB) under which the table
@@ -164,6 +167,7 @@ pub(super) fn estimate_table(t: Target, opts: &BuildOptions) -> Result<TableEsti
         unresolved_filter: plan.unresolved_filter,
         frontier_lists: plan.frontier_lists,
         filter_parked: plan.filter_parked,
+        pattern_slices: plan.pattern_slices.is_some(),
         memory: plan.total,
         job_memory: job_memory(t, opts, plan.resident)?,
         tmp_bytes: tmp_need(entries),

@@ -11,7 +11,7 @@ pub struct Args {
     #[command(flatten)]
     shape: Shape,
     /// Print one JSON object a table, an array: `{"material", "metric", "entries", "present",
-    /// "resident", "unresolved_filter", "frontier_lists", "filter_parked", "memory_bytes", "job_memory_bytes", "tmp_bytes", "output_bytes",
+    /// "resident", "unresolved_filter", "frontier_lists", "filter_parked", "pattern_slices", "memory_bytes", "job_memory_bytes", "tmp_bytes", "output_bytes",
     /// "seconds", "depends"}` (`formats/plan.md` §2).
     #[arg(long)]
     json: bool,
@@ -36,29 +36,17 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     }
     writeln!(
         out,
-        "{:<16} {:>14}  {:<8} {:<19} {:>10} {:>10} {:>10} {:>9}",
+        "{:<16} {:>14}  {:<8} {:<28} {:>10} {:>10} {:>10} {:>9}",
         "table", "entries/side", "present", "mode", "memory", "--tmp", "output", "est. s"
     )?;
     for t in &tables {
         writeln!(
             out,
-            "{:<16} {:>14}  {:<8} {:<19} {:>10} {:>10} {:>10} {:>9.0}",
+            "{:<16} {:>14}  {:<8} {:<28} {:>10} {:>10} {:>10} {:>9.0}",
             name(t),
             t.entries,
             if t.present { "yes" } else { "no" },
-            match (
-                t.resident,
-                t.unresolved_filter,
-                t.frontier_lists,
-                t.filter_parked
-            ) {
-                (true, ..) => "resident",
-                (false, true, false, _) => "streamed",
-                (false, true, true, false) => "streamed, lists",
-                (false, true, true, true) => "lists, parked filter",
-                (false, false, false, _) => "streamed, no filter",
-                (false, false, true, _) => "lists, no filter",
-            },
+            mode(t),
             bytes(t.memory),
             bytes(t.tmp_bytes),
             bytes(t.output_bytes),
@@ -80,6 +68,27 @@ pub fn run(args: Args, out: super::Out) -> super::Result<()> {
     Ok(())
 }
 
+/// How the table is built: resident, or streamed with what (`formats/plan.md`).
+fn mode(t: &TableEstimate) -> String {
+    let how = match (
+        t.resident,
+        t.unresolved_filter,
+        t.frontier_lists,
+        t.filter_parked,
+    ) {
+        (true, ..) => "resident",
+        (false, true, false, _) => "streamed",
+        (false, true, true, false) => "streamed, lists",
+        (false, true, true, true) => "lists, parked filter",
+        (false, false, false, _) => "streamed, no filter",
+        (false, false, true, _) => "lists, no filter",
+    };
+    match t.pattern_slices {
+        true => format!("{how}, slices"),
+        false => how.to_string(),
+    }
+}
+
 /// `KRK` or `KRK dtm`.
 fn name(t: &TableEstimate) -> String {
     match t.target.metric {
@@ -98,6 +107,7 @@ fn json_row(t: &TableEstimate) -> serde_json::Value {
         "unresolved_filter": t.unresolved_filter,
         "frontier_lists": t.frontier_lists,
         "filter_parked": t.filter_parked,
+        "pattern_slices": t.pattern_slices,
         "memory_bytes": t.memory,
         "job_memory_bytes": t.job_memory,
         "tmp_bytes": t.tmp_bytes,

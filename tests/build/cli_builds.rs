@@ -368,6 +368,23 @@ fn plan_lists_the_tables_build_takes() {
     assert_eq!(rows.last().unwrap()["frontier_lists"], false);
     let text = xqtb(&["plan", "KRKAB", "--dir", dir_str(dir.path())]);
     assert!(text.contains("0 of 8 tables to build"), "{text}");
+    // Under the Asian rules, at its least budget the record table computes its patterns in
+    // slices (their bitmaps do not fit); with room for them, it does not.
+    let record = |budget: &str| {
+        let json = xqtb(&[
+            "plan",
+            "KCPAABBKAABB",
+            "--dir",
+            dir_str(dir.path()),
+            "--memory",
+            budget,
+            "--json",
+        ]);
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&json).unwrap();
+        rows.last().unwrap()["pattern_slices"].clone()
+    };
+    assert_eq!(record("10007M"), true);
+    assert_eq!(record("23G"), false);
 }
 
 /// Several materials and a set (`formats/plan.md`): `plan --json` lists every table once, each
