@@ -184,24 +184,31 @@ pub enum BuildError {
         /// The table that does not fit.
         material: Material,
     },
-    /// A rule stage's pattern, computed in its slice (a streamed build whose pattern bitmaps do
-    /// not fit), needs more memory than the plan lends the pattern phase.
+    /// A rule stage's loss candidates, or a pattern computed in its slice (a streamed build
+    /// whose pattern bitmaps do not fit), need more memory than the plan gives them.
     #[error(
-        "the rule stage of {material} after order {order} needs {} MiB for a pattern's slice, \
-         but the memory budget leaves it {} MiB: run the build again with --memory at least {} \
-         MiB larger to resume it",
+        "the rule stage of {material} after order {order} needs {} MiB for {}, but the memory \
+         budget leaves it {} MiB: {}",
         needed.div_ceil(1 << 20),
+        what.name(),
         budget >> 20,
-        (needed - budget).div_ceil(1 << 20)
+        match memory {
+            Some(m) => format!("run the build again with --memory {}M or more to resume it", m >> 20),
+            None => "no --memory up to 1 TiB gives it that much".to_string(),
+        }
     )]
-    SliceTooLarge {
+    RuleStageTooLarge {
         /// The table being built.
         material: Material,
         /// The order whose patterns were being computed.
         order: u16,
-        /// Bytes the slice's pattern computation may take.
+        /// What needed more.
+        what: plan::RuleNeed,
+        /// The least `--memory` whose plan gives it that much (None: none found).
+        memory: Option<u64>,
+        /// Bytes it needed (at least).
         needed: u64,
-        /// Bytes the plan lends it.
+        /// Bytes the plan gives it.
         budget: u64,
     },
     /// The working directory exists, is not empty and is not an xqtb store.

@@ -9,7 +9,7 @@
 //! the budget allows, at least two).
 
 use super::chunkfile;
-use crate::retro::orders::RuleBitmaps;
+use crate::retro::orders::{candidate_floor, RuleBitmaps};
 use crate::retro::Bitmap;
 
 /// Bytes kept back from the budget for what is not planned below (I/O buffers, the block
@@ -47,8 +47,49 @@ pub struct Plan {
     /// whole graph are computed in slices ([`crate::retro::slice`]) within this many bytes,
     /// what the propagation lends the pattern phase.
     pub pattern_slices: Option<u64>,
+    /// Bytes for a rule stage's loss candidates ([`crate::retro::candidates`]): at least
+    /// [`candidate_floor`], and a quarter of what the plan has left (0 without a rule stage).
+    pub candidates: u64,
+    /// Bytes the rule phases may take while they run: what the propagation lends them
+    /// (`Work::lend_pass_memory`: its frontier bitmaps, update buffers and chunk buffers), and
+    /// what the supporting tables took, dropped after initialisation (the pack budget and the
+    /// caches).
+    pub lent: u64,
     /// The planned total.
     pub total: u64,
+}
+
+/// What of a rule stage can need more memory than a plan gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RuleNeed {
+    /// The loss candidates, kept between refreshes ([`Plan::candidates`]).
+    Candidates,
+    /// The loss candidates while a refresh builds the next beside them
+    /// ([`Plan::candidates`] and [`Plan::lent`]).
+    RefreshedCandidates,
+    /// A pattern computed in its slice ([`Plan::pattern_slices`]).
+    Slice,
+}
+
+impl RuleNeed {
+    /// For people.
+    pub fn name(self) -> &'static str {
+        match self {
+            RuleNeed::Candidates => "its loss candidates",
+            RuleNeed::RefreshedCandidates => "its loss candidates' refresh",
+            RuleNeed::Slice => "a pattern's slice",
+        }
+    }
+
+    /// The bytes `plan` gives it.
+    pub fn given(self, plan: &Plan) -> u64 {
+        match self {
+            RuleNeed::Candidates => plan.candidates,
+            RuleNeed::RefreshedCandidates => plan.candidates + plan.lent,
+            // With pattern bitmaps, no slice.
+            RuleNeed::Slice => plan.pattern_slices.unwrap_or(u64::MAX),
+        }
+    }
 }
 
 /// What a plan must do rather than what fits best (for tests and measurements).
@@ -119,8 +160,8 @@ impl Streamed {
 /// allow pulled win plies. So the plan takes, in this order of preference, bitmaps and the
 /// filter, lists and the filter, lists and the filter one side at a time (the other parked in
 /// the store), bitmaps alone, lists alone. A build with a rule stage needs the filter of both
-/// sides, and takes bitmaps (lists only when forced), and its patterns' bitmaps where they fit,
-/// else slices.
+/// sides, and takes its patterns' bitmaps where they fit, else slices; with either, frontier
+/// bitmaps where they fit, else lists.
 pub fn plan(
     budget: u64,
     entries: u64,
@@ -147,22 +188,39 @@ pub fn plan(
         rule.kept * bitmap + warm
     };
     let lent = 4 * bitmap + workers + MIN_UPDATE_BUFFER;
-    let resident =
-        2 * chunk_bytes(entries) + 6 * bitmap + RESERVE + workers + rule_bytes(lent, false);
+    let with_rules = rule.kept > 0;
+    // The candidates' least, and their share of what is left: a quarter.
+    let least_candidates = if with_rules {
+        candidate_floor(entries, rule.entries_per_candidate_byte)
+    } else {
+        0
+    };
+    let more_candidates = |free: u64| if with_rules { free / 4 } else { 0 };
+    let resident = 2 * chunk_bytes(entries)
+        + 6 * bitmap
+        + RESERVE
+        + workers
+        + rule_bytes(lent, false)
+        + least_candidates;
     if force == Force::Nothing && resident + subs_min + MIN_UPDATE_BUFFER <= budget {
         // A quarter of what is left stages updates (up to `MAX_RESIDENT_BUFFER`); supporting
         // tables may take the rest.
-        let free = budget - resident - subs_min;
+        let mut free = budget - resident - subs_min;
+        let candidates = least_candidates + more_candidates(free - MIN_UPDATE_BUFFER);
+        free -= candidates - least_candidates;
         let update_buffer = (free / 4).clamp(MIN_UPDATE_BUFFER, MAX_RESIDENT_BUFFER);
+        let pack_budget = free - update_buffer + subs_min;
         return Ok(Plan {
             resident: true,
             unresolved_filter: true,
             frontier_lists: false,
             filter_parked: false,
-            pack_budget: free - update_buffer + subs_min,
+            pack_budget,
             update_buffer,
             chunk_buffers: 0,
             pattern_slices: None,
+            candidates,
+            lent: lent - MIN_UPDATE_BUFFER + update_buffer + pack_budget,
             total: budget,
         });
     }
@@ -171,13 +229,12 @@ pub fn plan(
     // written to its file in place, no file image beside it), more below if there is room. The
     // workers' gathering buffers and the staging buffer while a frontier is scanned.
     let chunk = 2 * chunk_bytes(chunk_len);
-    let with_rules = rule.kept > 0;
     // What the propagation lends the pattern phase when streaming: its chunk buffers, and
     // its frontier bitmaps if it keeps bitmaps, not lists.
     let lent_streaming = |c: &Streamed| lent + chunk - if c.lists { 4 * bitmap } else { 0 };
     let base = |slices, c: &Streamed| {
         let rules = rule_bytes(lent_streaming(c), slices);
-        chunk + workers + RESERVE + subs_min + rules + MIN_UPDATE_BUFFER
+        chunk + workers + RESERVE + subs_min + rules + MIN_UPDATE_BUFFER + least_candidates
     };
     let (bits, lists) = (4 * bitmap, list_bytes(chunk_len, threads));
     let parked = bitmap + park_bytes(chunk_len);
@@ -189,9 +246,9 @@ pub fn plan(
         Streamed::new(false, None, bits),
         Streamed::new(true, None, lists),
     ];
-    // A rule stage reads both filters; it takes frontier lists only when told to.
+    // A rule stage reads both filters (its refresh and slices read the attacker's at random).
     let allowed = |c: &&Streamed| match with_rules {
-        true => c.filter == Some(false) && c.lists == (force == Force::FrontierLists),
+        true => c.filter == Some(false) && (c.lists || force != Force::FrontierLists),
         false => match force {
             Force::Nothing | Force::Streaming | Force::PatternSlices => true,
             Force::FrontierLists => c.lists,
@@ -206,17 +263,18 @@ pub fn plan(
             .map(|c| (*c, slices))
     };
     // Pattern bitmaps where they fit (their patterns start warm from the previous order's),
-    // else slices.
+    // else slices where they take less.
+    let may_slice = with_rules && (rule.slices_pay || force == Force::PatternSlices);
     let found = match (with_rules, force) {
         (false, _) => fits(false),
         (true, Force::PatternSlices) => fits(true),
-        (true, _) => fits(false).or_else(|| fits(true)),
+        (true, _) => fits(false).or_else(|| may_slice.then(|| fits(true)).flatten()),
     };
     let Some((choice, slices)) = found else {
         let least = choices
             .iter()
             .filter(allowed)
-            .map(|c| base(with_rules, c) + c.bytes);
+            .map(|c| base(may_slice, c) + c.bytes);
         return Err(TooSmall {
             needed: least.min().expect("some choice is allowed"),
         });
@@ -228,6 +286,8 @@ pub fn plan(
     } = choice;
     let base = base(slices, &choice);
     let mut free = budget - base - kept;
+    let candidates = least_candidates + more_candidates(free);
+    free -= candidates - least_candidates;
     // Then a chunk for each worker beyond two: the workers apply the logs of different chunks
     // at once (`pass::apply_logs`), one's file reads and writes overlapping another's updates.
     // At most half of what is left: every byte of these is touched, and a plan spent to the
@@ -239,6 +299,14 @@ pub fn plan(
     let pack_budget = free / 2;
     // More than two records per entry of a side is more than a pass sends in practice.
     let update_buffer = (MIN_UPDATE_BUFFER + (free - pack_budget)).min(16 * entries.max(1 << 18));
+    // All of what the propagation lends (`Work::lend_pass_memory`): beyond the least it
+    // plans for, the larger update buffer and the extra chunk buffers; and what the supporting
+    // tables took.
+    let lent = lent_streaming(&choice)
+        + (update_buffer - MIN_UPDATE_BUFFER)
+        + extra * chunk_bytes(chunk_len)
+        + pack_budget
+        + subs_min;
     Ok(Plan {
         resident: false,
         unresolved_filter: filter.is_some(),
@@ -247,13 +315,9 @@ pub fn plan(
         pack_budget,
         update_buffer,
         chunk_buffers: 2 + extra as usize,
-        // All of what the propagation lends (`Work::lend_pass_memory`): beyond the least it
-        // plans for, the larger update buffer and the extra chunk buffers.
-        pattern_slices: slices.then_some(
-            lent_streaming(&choice)
-                + (update_buffer - MIN_UPDATE_BUFFER)
-                + extra * chunk_bytes(chunk_len),
-        ),
+        pattern_slices: slices.then_some(lent),
+        candidates,
+        lent,
         total: budget,
     })
 }
@@ -316,6 +380,8 @@ mod tests {
         kept: 0,
         warm: 0,
         patterns: 0,
+        entries_per_candidate_byte: 0,
+        slices_pay: false,
     };
 
     #[test]
@@ -448,28 +514,35 @@ mod tests {
         )
         .unwrap();
         assert!(!p.frontier_lists && !p.unresolved_filter, "{p:?}");
-        // A build with a rule stage takes bitmaps and the filter, or nothing; lists and the
-        // filter when told to (both filters: the rule stage reads both sides).
+        // A build with a rule stage takes bitmaps and the filter, else lists and the filter,
+        // or nothing (both filters: the rule stage reads both sides); lists when told to. Its
+        // candidates take at least their floor, here a sixteenth of a byte an entry.
         let rule = RuleBitmaps {
             kept: 6,
             warm: 0,
             patterns: 0,
+            entries_per_candidate_byte: 16,
+            slices_pay: true,
         };
         let ruled = |budget, force| plan(budget, n, 1 << 20, &[], 2, force, rule);
+        let base = base + n / 16;
         let need = base + 12 * b;
-        assert_eq!(ruled(need - 1, Force::Nothing).unwrap_err().needed, need);
         let p = ruled(need, Force::Nothing).unwrap();
         assert!(!p.frontier_lists && p.unresolved_filter, "{p:?}");
+        let p = ruled(need - 1, Force::Nothing).unwrap();
+        assert!(
+            p.frontier_lists && p.unresolved_filter && !p.filter_parked,
+            "{p:?}"
+        );
         let p = ruled(need, Force::FrontierLists).unwrap();
         assert!(
             p.frontier_lists && p.unresolved_filter && !p.filter_parked,
             "{p:?}"
         );
         let listed = base + 8 * b + lists;
-        assert_eq!(
-            ruled(listed - 1, Force::FrontierLists).unwrap_err().needed,
-            listed
-        );
+        for force in [Force::Nothing, Force::FrontierLists] {
+            assert_eq!(ruled(listed - 1, force).unwrap_err().needed, listed);
+        }
         // Forced lists take lists even where bitmaps fit, and a forced parked filter parks.
         let p = plan(1 << 40, n, 1 << 20, &[], 2, Force::FrontierLists, NONE).unwrap();
         assert!(
@@ -619,19 +692,32 @@ mod tests {
             kept,
             warm,
             patterns,
+            entries_per_candidate_byte: 4,
+            slices_pay: false,
         };
-        // Kept: dirty and drawn bits and a candidate bitmap per target, both sides, and for
-        // warm starts the since-chase bits; a pattern phase: five bitmaps and four per slot
-        // (NN's twins: two).
-        assert_eq!(rules("KRKNN", Rules::Asian), r(9, 2, 13));
-        assert_eq!(rules("KRCKR", Rules::Asian), r(9, 2, 9));
-        assert_eq!(rules("KRKNN", Rules::Check), r(6, 0, 9));
+        // Kept: dirty and drawn bits, both sides, and for warm starts the since-chase bits; a
+        // pattern phase: five bitmaps and four per slot (NN's twins: two). The candidates' floor:
+        // a byte per 4 entries where both sides attack, per 32 where one side alone does.
+        let one_side = rules("KCPKAABB", Rules::Asian);
+        assert_eq!(
+            (one_side.kept, one_side.entries_per_candidate_byte),
+            (4, 32)
+        );
+        assert_eq!(rules("KRKNN", Rules::Asian), r(4, 2, 13));
+        assert_eq!(rules("KRCKR", Rules::Asian), r(4, 2, 9));
+        assert_eq!(rules("KRKNN", Rules::Check), r(4, 0, 9));
         assert_eq!(rules("KRKNN", Rules::None), NONE);
         // KRKNN streams at 64 MiB; its pattern phase takes what the propagation lends it (both
         // frontiers, two chunks, the smallest update buffer, the workers' buffers) and the
         // rest beside it.
+        // Slices pay where one side alone attacks; KRKNN's both do, so the first part takes it
+        // as if they paid.
         let (n, subs) = (16_220_250, [379_995, 206_424]);
-        let krknn = rules("KRKNN", Rules::Asian);
+        let sliced = |r: RuleBitmaps| RuleBitmaps {
+            slices_pay: true,
+            ..r
+        };
+        let krknn = sliced(rules("KRKNN", Rules::Asian));
         let p = plan(64 * M, n, 1 << 20, &subs, 2, Force::Nothing, krknn).unwrap();
         assert!(!p.resident && p.unresolved_filter);
         let need = |r| {
@@ -645,17 +731,26 @@ mod tests {
         // Where the pattern bitmaps (and the since-chase bits warm starts need) do not fit
         // beside what is lent, the patterns are computed in slices within what is lent: the
         // least budget is that of no pattern bitmaps.
-        let least = need(r(9, 0, 0));
+        let least = need(sliced(r(4, 0, 0)));
         assert_eq!(need(krknn), least);
-        assert_eq!(need(r(9, 2, 4)), least);
+        assert_eq!(need(sliced(r(4, 2, 4))), least);
         let bitmaps = least + 2 * b + 13 * b - lent;
+        // Where slices do not pay, the least budget is that of the pattern bitmaps.
+        assert_eq!(need(rules("KRKNN", Rules::Asian)), bitmaps);
         let at = |budget, force| plan(budget, n, 1 << 20, &subs, 2, force, krknn).unwrap();
-        assert_eq!(at(least, Force::Nothing).pattern_slices, Some(lent));
+        // (And the supporting tables' caches and packs, dropped after initialisation.)
+        let p = at(least, Force::Nothing);
+        let lent = lent + 2 * SUB_CACHE + p.pack_budget;
+        assert_eq!((p.pattern_slices, p.lent), (Some(lent), lent));
+        // The candidates: the least at the least budget, and a quarter of what is left beyond.
+        assert_eq!(p.candidates, crate::retro::orders::candidate_floor(n, 4));
+        let roomier = at(least + 4 * M, Force::Nothing);
+        assert_eq!(roomier.candidates, p.candidates + M);
         // With more, what is lent grows with the update buffer.
         let p = at(bitmaps - 1, Force::Nothing);
         assert_eq!(
             p.pattern_slices,
-            Some(lent + p.update_buffer - MIN_UPDATE_BUFFER)
+            Some(lent + p.update_buffer - MIN_UPDATE_BUFFER + p.pack_budget)
         );
         assert_eq!(at(bitmaps, Force::Nothing).pattern_slices, None);
         // Forced, slices even where bitmaps fit (the build streams).

@@ -6,10 +6,12 @@
 use super::buffers::runs;
 use super::dtc;
 use super::entry::{self, NEVER};
+use super::plan::RuleNeed;
 use super::work::Work;
 use super::BuildError;
 use crate::fang::{LevelKind, Rules};
 use crate::piece::{ByColor, Color};
+use crate::retro::candidates::Budget;
 use crate::retro::numbering::Numbering;
 use crate::retro::orders::Seeds;
 use crate::retro::{Bitmap, Graph, Progress, RuleState};
@@ -60,6 +62,56 @@ fn seed(work: &mut Work, level: u16, seeds: &ByColor<Vec<u64>>) -> Result<(), Bu
     Ok(())
 }
 
+/// A test hook: `XQTB_TEST_CANDIDATE_BUDGET` (bytes) in place of the plan's budget for the
+/// loss candidates, to reach the error a budget too small for them gives.
+fn test_candidate_budget() -> Option<Budget> {
+    let bytes = std::env::var("XQTB_TEST_CANDIDATE_BUDGET")
+        .ok()?
+        .parse()
+        .ok()?;
+    Some(Budget {
+        kept: bytes,
+        refresh: bytes,
+    })
+}
+
+/// The seeds of the order after `order` (`None`: no pattern is left): the candidates brought
+/// up to date, then the patterns; an error if either needs more memory than the plan gives it.
+fn next_seeds(
+    state: &mut RuleState,
+    work: &Work,
+    graph: &Graph,
+    order: u16,
+    progress: &dyn Progress,
+) -> Result<Option<Seeds>, BuildError> {
+    let too_large = |what, needed, budget| BuildError::RuleStageTooLarge {
+        material: work.material(),
+        order,
+        what,
+        memory: None,
+        needed,
+        budget,
+    };
+    let open = ByColor::new(|side| unresolved(work, side));
+    state.refresh(&open, graph, progress).map_err(|e| {
+        let what = match e.during_refresh {
+            true => RuleNeed::RefreshedCandidates,
+            false => RuleNeed::Candidates,
+        };
+        too_large(what, e.needed, e.budget)
+    })?;
+    progress.start(
+        &format!("{} patterns after order {order}", work.material()),
+        1,
+    );
+    let next = state
+        .next_seeds(&open, graph, progress)
+        .map_err(|e| too_large(RuleNeed::Slice, e.needed, e.budget))?;
+    progress.advance(1);
+    progress.finish();
+    Ok(next)
+}
+
 /// One order's kind and the positions that seeded it.
 #[derive(Clone, Debug)]
 pub struct OrderReport {
@@ -89,7 +141,12 @@ pub fn solve_orders(
     progress: &dyn Progress,
     after_ply: &mut dyn FnMut(&mut Work, u16, u32) -> Result<(), BuildError>,
 ) -> Result<Vec<OrderReport>, BuildError> {
-    let mut state = RuleState::new(graph, rules, numbering, drawn_captures(work)?);
+    let drawn = drawn_captures(work)?;
+    let budget = test_candidate_budget().unwrap_or(Budget {
+        kept: work.candidates,
+        refresh: work.candidates + work.lent,
+    });
+    let mut state = RuleState::new(graph, rules, numbering, drawn, budget);
     if let Some(budget) = work.pattern_slices {
         state.use_slices(budget);
     }
@@ -97,24 +154,9 @@ pub fn solve_orders(
     loop {
         // The pattern phase runs in the memory the propagation passes leave idle.
         work.lend_pass_memory();
-        let open = ByColor::new(|side| unresolved(work, side));
-        state.refresh(&open, graph, progress);
-        progress.start(
-            &format!("{} patterns after order {order}", work.material()),
-            1,
-        );
-        let next =
-            state
-                .next_seeds(&open, graph, progress)
-                .map_err(|e| BuildError::SliceTooLarge {
-                    material: work.material(),
-                    order,
-                    needed: e.needed,
-                    budget: e.budget,
-                })?;
-        progress.advance(1);
-        progress.finish();
+        let next = next_seeds(&mut state, work, graph, order, progress);
         work.restore_pass_memory();
+        let next = next?;
         let Some(Seeds {
             kind,
             entries: seeds,

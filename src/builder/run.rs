@@ -49,6 +49,9 @@ struct TablePlan {
     numbering: Numbering,
     plan: Plan,
     layout: Layout,
+    /// The plans at another budget: with the same chunks (a resumed build's), and with the
+    /// chunks a new build would take.
+    replan: Box<dyn Fn(u64) -> [Option<Plan>; 2]>,
 }
 
 /// Builds table `t`; its supporting tables (of its metric) must be present. A DTM table that
@@ -97,16 +100,19 @@ pub fn build_table(
     let (mut work, from, mut events) =
         resume_or_initialise(&table, opts, store, manifest, (&subs, provenance), progress)?;
     let levels = subs.levels().cloned();
+    let supports = subs.supports().to_vec();
+    // Only initialisation probes them: their packed tables' and caches' memory goes to the
+    // plies and the rule stage (the plan lends it to the rule phases, `Plan::lent`).
+    drop(subs);
     let (plies, max_order) = solve(
         &mut work,
         &table,
         (from, levels.as_ref(), &mut events),
         opts,
         progress,
-    )?;
+    )
+    .map_err(|e| table.with_memory_needed(e))?;
     let resident = work.resident();
-    let supports = subs.supports().to_vec();
-    drop(subs);
     let keep_derived =
         (supports_more && levels.is_some()).then(|| super::derived::path(&opts.tmp, material));
     let (positions, traffic) = write(
@@ -210,24 +216,28 @@ fn plan(
             MIN_STREAM_CHUNK,
         ),
     };
+    let subs = supporting_sizes(material)?;
+    let threads = rayon::current_num_threads();
+    let force = if opts.park_filter {
+        Force::ParkedFilter
+    } else if opts.frontier_lists {
+        Force::FrontierLists
+    } else if opts.pattern_slices {
+        Force::PatternSlices
+    } else if opts.force_streaming {
+        Force::Streaming
+    } else {
+        Force::Nothing
+    };
+    let rule = crate::retro::orders::bitmaps(material, rules);
     let (len, plan) = plan_chunks(
         opts.memory,
         n,
         (asked, shortest),
-        &supporting_sizes(material)?,
-        rayon::current_num_threads(),
-        if opts.park_filter {
-            Force::ParkedFilter
-        } else if opts.frontier_lists {
-            Force::FrontierLists
-        } else if opts.pattern_slices {
-            Force::PatternSlices
-        } else if opts.force_streaming {
-            Force::Streaming
-        } else {
-            Force::Nothing
-        },
-        crate::retro::orders::bitmaps(material, rules),
+        &subs,
+        threads,
+        force,
+        rule,
     )
     .map_err(|e| BuildError::BudgetTooSmall {
         budget: opts.memory,
@@ -242,10 +252,48 @@ fn plan(
         numbering,
         plan,
         layout: Layout::with_len(n, len),
+        replan: Box::new(move |budget| {
+            let fresh = plan_chunks(budget, n, (asked, shortest), &subs, threads, force, rule);
+            [
+                super::plan::plan(budget, n, len, &subs, threads, force, rule).ok(),
+                fresh.ok().map(|(_, p)| p),
+            ]
+        }),
     })
 }
 
 impl TablePlan {
+    /// `e`, with the least `--memory` (in MiB steps, up to 1 TiB) whose plans, resumed or new,
+    /// give what a rule stage outgrew the bytes it needed (the plan's shares of a larger budget
+    /// are fractions of it, so that is found by planning, not by adding the shortfall).
+    fn with_memory_needed(&self, e: BuildError) -> BuildError {
+        let BuildError::RuleStageTooLarge {
+            material,
+            order,
+            what,
+            needed,
+            budget,
+            memory: None,
+        } = e
+        else {
+            return e;
+        };
+        let from = self.plan.total >> 20;
+        let memory = (from..=1 << 20).map(|mib| mib << 20).find(|&m| {
+            (self.replan)(m)
+                .iter()
+                .all(|p| p.as_ref().is_some_and(|p| what.given(p) >= needed))
+        });
+        BuildError::RuleStageTooLarge {
+            material,
+            order,
+            what,
+            needed,
+            budget,
+            memory,
+        }
+    }
+
     /// Says how the table will be built: resident, or streaming through `store`.
     fn note(&self, store: &StoreDir, progress: &dyn Progress) {
         let (p, n) = (&self.plan, self.layout.entries());
@@ -401,9 +449,12 @@ fn solve(
 ) -> Result<(u32, u16), BuildError> {
     let material = table.material;
     let (mut last_checkpoint, mut last_cost) = (Instant::now(), Duration::ZERO);
+    // The last pass boundary, and whether a checkpoint was taken there.
+    let mut boundary: Option<((u16, u32), bool)> = None;
     let abort_at = test_point("XQTB_TEST_ABORT_AT", material);
     let pause_at = test_point("XQTB_TEST_PAUSE_AT", material);
     let mut after_ply = |work: &mut Work, level: u16, ply: u32| -> Result<(), BuildError> {
+        boundary = Some(((level, ply), false));
         if checkpoint_due(
             opts.checkpoint_interval,
             last_checkpoint.elapsed(),
@@ -411,6 +462,7 @@ fn solve(
         ) {
             last_cost = checkpoint(work, (level, ply), progress)?;
             last_checkpoint = Instant::now();
+            boundary = Some(((level, ply), true));
         }
         if abort_at == Some((level, ply)) {
             // A crash at a pass boundary, for the resume tests: no clean-up runs.
@@ -470,7 +522,13 @@ fn solve(
         &level_of,
         progress,
         &mut after_ply,
-    )?;
+    );
+    // A rule stage short of memory stops at a pass boundary: checkpointed there, a run with
+    // more memory goes on from it.
+    if let (Err(BuildError::RuleStageTooLarge { .. }), Some((at, false))) = (&orders, boundary) {
+        checkpoint(work, at, progress)?;
+    }
+    let orders = orders?;
     for o in &orders {
         let warm = match o.warm_exclusions {
             0 => String::new(),

@@ -70,6 +70,10 @@ pub struct Work {
     /// The bytes a rule stage's patterns computed in slices may take, if the plan computes
     /// them so ([`super::plan::Plan::pattern_slices`]).
     pub(super) pattern_slices: Option<u64>,
+    /// The bytes a rule stage's loss candidates may take ([`super::plan::Plan::candidates`]).
+    pub(super) candidates: u64,
+    /// The bytes the propagation lends the rule phases ([`super::plan::Plan::lent`]).
+    pub(super) lent: u64,
 }
 
 /// The unresolved filter of one side parked in the store while the other's is in RAM.
@@ -156,6 +160,8 @@ impl Work {
             pull,
             resolved: ByColor::new(|_| (0..layout.chunks()).map(|_| false.into()).collect()),
             pattern_slices: plan.pattern_slices,
+            candidates: plan.candidates,
+            lent: plan.lent,
             parking: plan.filter_parked.then(|| Parking {
                 side: Color::Black,
                 sequence: ByColor::new(|_| 0),
@@ -775,6 +781,8 @@ mod tests {
             update_buffer: 64 * Buffers::RECORD_BYTES,
             chunk_buffers: 2,
             pattern_slices: None,
+            candidates: 0,
+            lent: 0,
             total: 0,
         };
         let provenance = Provenance::new(

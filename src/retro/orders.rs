@@ -4,8 +4,9 @@
 //! patterns (Algorithm 5, every piece) — seed order `r + 1` at distance 0, and the propagation
 //! passes run again (the builder's); what is never resolved is a draw.
 //!
-//! Kept in RAM per entry and side: the unresolved filter (the pass framework's), a dirty bit, a
-//! drawn-capture bit and one candidate bit per target (below); the patterns' own sets are
+//! Kept in RAM per entry and side: the unresolved filter (the pass framework's), a dirty bit and
+//! a drawn-capture bit; the candidates (below) are a sorted set of their own, within a budget
+//! ([`super::candidates`]); the patterns' own sets are
 //! bitmaps whose pages are touched only where members are ([`super::pattern`]), computed in
 //! the memory the propagation passes lend the pattern phase, and those kept from one pattern
 //! phase to the next (the warm starts below) are packed (their nonzero words alone).
@@ -26,9 +27,9 @@
 //! Section 1, and `tests/engine/asian_rules.rs` checks it on several.
 
 use super::bitmap::Bitmap;
-use super::candidates::Candidates;
+use super::candidates::{Budget, Candidates, CandidatesTooMany, Fresh, FRESH_BYTES};
 use super::graph::{Graph, Moves};
-use super::numbering::{Numbering, KING_BIT, MAX_NUMBERED};
+use super::numbering::{Numbering, KING_BIT};
 use super::pattern::{EntryPattern, Exclusion, PackedMarks, Region, SliceTooLarge, Space, Warm};
 use super::progress::Progress;
 use crate::fang::graph::{PieceId, Target};
@@ -36,7 +37,9 @@ use crate::fang::{LevelKind, Rules};
 use crate::index::Split;
 use crate::material::Material;
 use crate::piece::{ByColor, Color, Role};
+use crate::position::BitIter;
 use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
 /// What the rule phases keep between orders.
@@ -78,7 +81,8 @@ pub struct Seeds {
 /// What the rule phases take, in bitmaps of a table's entries (the plan counts both).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RuleBitmaps {
-    /// Kept from the first pattern phase to the end of the build (the [`RuleState`]).
+    /// Kept from the first pattern phase to the end of the build (the [`RuleState`]), beside
+    /// its candidates (at least [`candidate_floor`]).
     pub kept: u64,
     /// Kept as well where patterns start warm, not in slices ([`RuleState::use_slices`]): the
     /// dirty marks since the chasing patterns were last computed.
@@ -86,6 +90,19 @@ pub struct RuleBitmaps {
     /// Taken at once by a pattern phase's sets, memos and lists, in the memory the propagation
     /// passes lend it.
     pub patterns: u64,
+    /// The candidates' least budget is a byte per this many entries of a side
+    /// ([`candidate_floor`]).
+    pub entries_per_candidate_byte: u64,
+    /// Whether patterns in slices ([`RuleState::use_slices`]) take less than pattern bitmaps:
+    /// where one side alone can attack (KCPABKAABB's largest slice held one entry in 440);
+    /// not where both can (KRCKR's: one in 29, 50 MB against 37 MB of pattern bitmaps).
+    pub slices_pay: bool,
+}
+
+/// The least budget of a rule stage's candidates ([`Candidates`], 4 bytes a member) for
+/// `entries` entries a side: a byte per `per_byte` of them, 1 MiB at least.
+pub fn candidate_floor(entries: u64, per_byte: u64) -> u64 {
+    (entries / per_byte.max(1)).max(1 << 20)
 }
 
 /// The bitmaps the rule phases take for `material` under `rules`.
@@ -104,53 +121,47 @@ pub fn bitmaps(material: Material, rules: Rules) -> RuleBitmaps {
             .product(),
         _ => 1,
     };
-    // A candidate bitmap for each target a side can ever hit (`Candidates::new`): the other
-    // king, and under the Asian rules the other side's pieces.
-    let targets = |rules| {
-        let roles = |c: Color| {
-            Role::ALL.into_iter().flat_map(move |r| {
-                let n = match (r, rules) {
-                    (Role::King, _) => 1,
-                    (_, Rules::Asian) => material.count(!c, r) as u64,
-                    _ => 0,
-                };
-                (material.can_hit(c, r)).then_some(n)
-            })
-        };
-        Color::ALL.into_iter().flat_map(roles).sum::<u64>()
-    };
-    // Dirty and drawn bits, the candidates; under the Asian rules (warm) the dirty bits since
-    // the last chasing patterns.
+    // Dirty and drawn bits; under the Asian rules (warm) the dirty bits since the last
+    // chasing patterns. (The candidates are a set of their own: [`candidate_floor`].)
     let (kept, warm) = match rules {
         Rules::None => return RuleBitmaps::default(),
-        Rules::Check => (4 + targets(rules), 0),
-        Rules::Asian => (4 + targets(rules), 2),
+        Rules::Check => (4, 0),
+        Rules::Asian => (4, 2),
     };
     // A pattern computation holds its set and up to three more of its size at once (the one
     // it starts warm from, the vertices it reached, the memo of its wins; or an exclusion's
     // sets), and lists its losses at 16 bytes a vertex: counted as five bitmaps and four per
     // slot (KRCKR, one slot, peaked at 8.0 bitmaps' worth; KRKNN, two slots, at 7.7).
+    // Where both sides can attack, candidates are many: KRCKR's grew to one member in 50
+    // entries by order 3 (a byte per 4 entries a side holds one in 32); where one side alone
+    // can, few: KCPABKAABB's, one in 780 (a byte per 32 holds one in 256).
+    let both_attack = Color::ALL.iter().all(|&c| material.can_hit(c, Role::King));
     RuleBitmaps {
         kept,
         warm,
         patterns: 5 + 4 * slots(rules),
+        entries_per_candidate_byte: if both_attack { 4 } else { 32 },
+        slices_pay: !both_attack,
     }
 }
 
 impl RuleState {
     /// The state for `graph`'s material under `rules` ≠ none, its pieces numbered by
     /// `numbering` (`Numbering::kings_only` under perpetual check alone), given the entries
-    /// with a capture into a drawn position (among the unresolved ones).
+    /// with a capture into a drawn position (among the unresolved ones); its loss candidates
+    /// take at most `candidate_budget`.
     pub fn new(
         graph: &Graph,
         rules: Rules,
         numbering: Numbering,
         drawn: ByColor<Bitmap>,
+        candidate_budget: Budget,
     ) -> RuleState {
         let n = graph.indexer().size();
+        let material = graph.indexer().material();
         RuleState {
             rules,
-            candidates: Candidates::new(n, &numbering, graph.indexer().material()),
+            candidates: Candidates::new(n, &numbering, material, candidate_budget),
             numbering,
             dirty: ByColor::new(|_| Bitmap::summarised(n)),
             drawn,
@@ -175,9 +186,15 @@ impl RuleState {
         self.since_chase = ByColor::new(|_| Bitmap::summarised(0));
     }
 
-    /// Brings the candidate bitmaps up to date with the unresolved entries `open` (all of
-    /// them after [`RuleState::rescan_all`], else those in the dirty marks' groups).
-    pub fn refresh(&mut self, open: &ByColor<&Bitmap>, graph: &Graph, progress: &dyn Progress) {
+    /// Brings the candidates up to date with the unresolved entries `open` (all of them after
+    /// [`RuleState::rescan_all`], else those in the dirty marks' groups); an error if they
+    /// would outgrow their budget.
+    pub fn refresh(
+        &mut self,
+        open: &ByColor<&Bitmap>,
+        graph: &Graph,
+        progress: &dyn Progress,
+    ) -> Result<(), CandidatesTooMany> {
         let full = self.full;
         let spans = ByColor::new(|side| {
             if full {
@@ -192,47 +209,8 @@ impl RuleState {
             visited(Color::Red) + visited(Color::Black),
         );
         for defender in Color::ALL {
-            let attacker_open = open[!defender];
-            let open = open[defender];
-            let all = self.candidates.mask(defender);
-            let cands = &self.candidates.bits[defender];
-            let (dirty, drawn) = (&self.dirty[defender], &self.drawn[defender]);
-            spans[defender].par_iter().for_each(|span| {
-                let mut pos_cache = crate::index::Decoder::new(graph.indexer());
-                for w in span.clone() {
-                    // A candidate whose children did not change stays one while unresolved.
-                    let keep = open.word(w);
-                    let rescan =
-                        if full { u64::MAX } else { dirty.word(w) } & keep & !drawn.word(w);
-                    // At most 16 targets: a king and 15 numbered pieces (no allocation here).
-                    let mut old = [0u64; 1 + MAX_NUMBERED];
-                    for (slot, (_, b)) in cands.iter().enumerate() {
-                        old[slot] = b.word(w);
-                    }
-                    let mut new = old.map(|bits| bits & keep & !rescan);
-                    let mut bits = rescan;
-                    while bits != 0 {
-                        let k = bits.trailing_zeros();
-                        bits &= bits - 1;
-                        let index = w as u64 * 64 + k as u64;
-                        let Some((pos, split)) = pos_cache.decode_split(index, defender) else {
-                            continue;
-                        };
-                        let hits = self.hits(graph, attacker_open, pos, index, split, all);
-                        for (slot, (bit, _)) in cands.iter().enumerate() {
-                            new[slot] |= ((hits >> bit & 1) as u64) << k;
-                        }
-                    }
-                    // Unchanged words are not written: zeros stored into a page never written
-                    // would make the system copy the zero page (see `Bitmap::word_if_noted`).
-                    for ((_, b), (word, was)) in cands.iter().zip(new.into_iter().zip(old)) {
-                        if word != was {
-                            b.store_word(w, word);
-                        }
-                    }
-                }
-                progress.advance(64 * span.len() as u64);
-            });
+            let fresh = self.fresh_candidates(open, graph, defender, &spans[defender], progress)?;
+            self.candidates.replace(defender, &spans[defender], fresh)?;
         }
         progress.finish();
         self.note_candidates(open, graph, progress);
@@ -241,6 +219,76 @@ impl RuleState {
             self.previous.clear();
         }
         self.full = false;
+        Ok(())
+    }
+
+    /// `defender`'s candidates in the words of `spans` (one list per span): those whose
+    /// children did not change stay candidates while unresolved; the others are computed.
+    /// Stops early if their lists would outgrow the candidates' budget.
+    fn fresh_candidates(
+        &self,
+        open: &ByColor<&Bitmap>,
+        graph: &Graph,
+        defender: Color,
+        spans: &[std::ops::Range<usize>],
+        progress: &dyn Progress,
+    ) -> Result<Vec<Fresh>, CandidatesTooMany> {
+        let cands = &self.candidates;
+        let (attacker_open, open) = (open[!defender], open[defender]);
+        let all = cands.mask(defender);
+        let (dirty, drawn) = (&self.dirty[defender], &self.drawn[defender]);
+        let fresh_members = AtomicU64::new(0);
+        let needed = |members: u64| cands.bytes() + FRESH_BYTES * members;
+        let budget = cands.budget().refresh;
+        let fresh: Vec<Fresh> = spans
+            .par_iter()
+            .map(|span| {
+                if needed(fresh_members.load(Relaxed)) > budget {
+                    return Vec::new();
+                }
+                let mut pos_cache = crate::index::Decoder::new(graph.indexer());
+                let mut out = Vec::new();
+                for w in span.clone() {
+                    let keep = open.word(w);
+                    let rescan =
+                        if self.full { u64::MAX } else { dirty.word(w) } & keep & !drawn.word(w);
+                    let mut hits = [0u16; 64];
+                    let mut present = 0u64;
+                    for (index, h) in cands.in_word(defender, w) {
+                        let k = index % 64;
+                        if (keep & !rescan) >> k & 1 != 0 {
+                            hits[k as usize] = h;
+                            present |= 1 << k;
+                        }
+                    }
+                    for k in BitIter(u128::from(rescan)) {
+                        let index = w as u64 * 64 + k as u64;
+                        let Some((pos, split)) = pos_cache.decode_split(index, defender) else {
+                            continue;
+                        };
+                        let labels = self.hits(graph, attacker_open, pos, index, split, all);
+                        hits[k as usize] = cands.hits_of(defender, labels);
+                        present |= u64::from(labels != 0) << k;
+                    }
+                    let at = ((w - span.start) * 64) as u16;
+                    out.extend(
+                        BitIter(u128::from(present)).map(|k| (at + k as u16, hits[k as usize])),
+                    );
+                }
+                progress.advance(64 * span.len() as u64);
+                fresh_members.fetch_add(out.len() as u64, Relaxed);
+                out
+            })
+            .collect();
+        let needed = needed(fresh_members.into_inner());
+        if needed > budget {
+            return Err(CandidatesTooMany {
+                needed,
+                budget,
+                during_refresh: true,
+            });
+        }
+        Ok(fresh)
     }
 
     /// The graph the patterns run on: the unresolved entries `open`, nothing tracked.
@@ -272,16 +320,18 @@ impl RuleState {
         }
         let space = self.space(open, graph);
         for defender in Color::ALL {
-            let targets: Vec<String> = self.candidates.bits[defender]
+            let targets: Vec<String> = self
+                .candidates
+                .targets(defender)
                 .iter()
-                .map(|(bit, b)| {
-                    let c = b.count_all();
-                    let reached = if c > 0 {
-                        space.children_inside(b, defender)
-                    } else {
-                        0
+                .map(|&bit| {
+                    let members = self.candidates.of(defender, bit).members();
+                    let reached = match members.is_empty() {
+                        true => 0,
+                        false => space.children_inside(&members, defender),
                     };
-                    format!("{} {c} + {reached}", self.target_name(!defender, *bit))
+                    let c = members.len();
+                    format!("{} {c} + {reached}", self.target_name(!defender, bit))
                 })
                 .collect();
             progress.detail(&format!(
@@ -419,8 +469,12 @@ impl RuleState {
         let note = |attacker: Color, target: Target, p: &EntryPattern, start: Instant| {
             if progress.wants_detail() {
                 let (members, bytes) = p.set.footprint();
+                let slice = p
+                    .set
+                    .slice_len()
+                    .map_or(String::new(), |v| format!(" in a slice of {v} vertices"));
                 progress.detail(&format!(
-                    "{:?} forced to hit {attacker:?}'s {}: {members} vertices left \
+                    "{:?} forced to hit {attacker:?}'s {}{slice}: {members} vertices left \
                      ({} losses), their bitmaps' groups {bytes} bytes, {:.2} s",
                     !attacker,
                     self.target_name(

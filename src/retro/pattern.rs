@@ -7,7 +7,7 @@
 //! - A vertex is an entry lifted by the slots of the tracked twins ([`Vx`]; `formats/rules.md`,
 //!   "Identical pieces"): a set is one bitmap per side and slot combination ([`Marks`]), its
 //!   pages touched only where members are.
-//! - The loss candidates of a pattern over the whole graph come from the candidate bitmaps
+//! - The loss candidates of a pattern over the whole graph come from the candidates
 //!   (`super::candidates::Candidates`, refreshed once per order); inside a pattern (Algorithm 3) they
 //!   are found by scanning its members.
 //! - Pruning is frontier driven: a loss that leaves sends its predecessors in the win set a
@@ -17,7 +17,7 @@
 //!   the result is the same for any order and thread count.
 
 use super::bitmap::{Bitmap, Packed};
-use super::candidates::Candidates;
+use super::candidates::{Candidates, TargetCandidates};
 use super::graph::{Child, Graph, Moves, Node};
 use super::numbering::{Labels, Numbering, KING_BIT};
 use super::slice::{Ranks, Slice};
@@ -30,7 +30,11 @@ use std::sync::Arc;
 
 /// A vertex of the (possibly lifted) graph: an entry and the slots of the tracked twins (bit
 /// `i`: which of the `i`-th tracked pair it follows).
+///
+/// Packed: 10 bytes instead of 16, as the pattern phases' lists hold one per vertex (a slice's
+/// bound, [`SLICE_VERTEX_BYTES`], is mostly two of them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(C, packed)]
 pub struct Vx {
     /// The entry's side to move.
     pub side: Color,
@@ -174,6 +178,11 @@ impl Marks {
         out
     }
 
+    /// The vertices of its slice, if it is a set over one.
+    pub fn slice_len(&self) -> Option<u64> {
+        self.slice.as_ref().map(|s| s.len())
+    }
+
     /// Members, and the bytes of the bitmap groups they are in ([`Bitmap::noted_bytes`]).
     pub fn footprint(&self) -> (u64, u64) {
         let maps = || Color::ALL.into_iter().flat_map(|side| &self.bits[side]);
@@ -264,18 +273,6 @@ fn list_bits(
         });
 }
 
-/// The entries in any of `maps` (bitmaps of one side), sorted.
-fn members_of(maps: &[&Bitmap]) -> Vec<u64> {
-    Bitmap::spans_of(maps)
-        .into_par_iter()
-        .flat_map_iter(|span| span)
-        .flat_map_iter(|w| {
-            let word = maps.iter().fold(0, |m, b| m | b.word(w));
-            BitIter(u128::from(word)).map(move |k| w as u64 * 64 + k as u64)
-        })
-        .collect()
-}
-
 /// A lazily computed yes/no per vertex of one side: two bits (known, value) in one word, set
 /// together, so a reader never sees one without the other.
 struct Memo {
@@ -324,7 +321,7 @@ impl Memo {
 /// Where a pattern is looked for.
 #[derive(Clone, Copy)]
 pub enum Region<'a> {
-    /// The unresolved entries: its loss candidates come from the candidate bitmaps.
+    /// The unresolved entries: its loss candidates come from the candidates.
     Graph(&'a Candidates),
     /// The members of a pattern (Algorithm 3's `G*(DB, G1, q)`), over its tracked slots: only
     /// the slot bits below `mask` are its.
@@ -419,10 +416,10 @@ pub struct SliceTooLarge {
 
 /// Bytes a pattern computation may take per slice vertex and slot combination: its sets, memo
 /// and exclusions' sets are bits; its lists (losses being pruned, what a removal undoes, an
-/// exclusion's members) are 16 bytes a vertex, and two may be alive at once; the rank takes 2.
+/// exclusion's members) are a [`Vx`] a vertex, and two may be alive at once; the rank takes 2.
 /// (KRCKR forced into slices peaked no higher than with pattern bitmaps; KCPABKAABB's pattern
 /// phases, 4.4 M slice vertices, 44–54 MB above the refresh before them.)
-const SLICE_VERTEX_BYTES: u64 = 34;
+const SLICE_VERTEX_BYTES: u64 = 2 * std::mem::size_of::<Vx>() as u64 + 2;
 
 /// A pattern over a table's entries (the in-memory reference's is `fang::Pattern`): `attacker`
 /// forces the defender to hit `target` on every move; the set holds its
@@ -678,17 +675,17 @@ impl Space<'_> {
         let defender = !attacker;
         let is_candidate = |v: Vx| {
             candidates
-                .get(defender, self.target_bit(target, v.slot))
-                .get(v.index)
+                .of(defender, self.target_bit(target, v.slot))
+                .contains(v.index)
         };
         let region = Region::Graph(candidates);
         let changed = warm.changed[defender];
         let spans = Bitmap::spans_of(&[changed]);
         // Changed candidates outside the previous losses, by slot and word: those inside it are
         // in the start already, and only the others can bring new members ([`Warm`]).
-        let slots: Vec<(&Bitmap, &Bitmap)> = (0..self.slots() as u8)
+        let slots: Vec<(TargetCandidates, &Bitmap)> = (0..self.slots() as u8)
             .map(|slot| {
-                let cand = candidates.get(defender, self.target_bit(target, slot));
+                let cand = candidates.of(defender, self.target_bit(target, slot));
                 (cand, &warm.previous.side(defender)[slot as usize])
             })
             .collect();
@@ -700,7 +697,7 @@ impl Space<'_> {
         // KRCKR's check patterns: warm was faster at 13 % and 29 % changed, even at 26 % and
         // 39 %, slower at 55 % and 61 % (0.53 s against 0.31 s cold). Counted before anything
         // is built: KRCKR's first cold orders decide it at once.
-        let all: u64 = slots.iter().map(|(cand, _)| cand.count_all()).sum();
+        let all: u64 = slots.iter().map(|(cand, _)| cand.count()).sum();
         let starting: u64 = (0..self.slots() as u8)
             .map(|slot| {
                 spans
@@ -768,7 +765,7 @@ impl Space<'_> {
         // By slot: new losses, dropped losses still unresolved, and changed members.
         let (mut new, mut dropped, mut suspects) = (Vec::new(), Vec::new(), Vec::new());
         for slot in 0..self.slots() {
-            let cand = candidates.get(defender, self.target_bit(p.target, slot as u8));
+            let cand = candidates.of(defender, self.target_bit(p.target, slot as u8));
             let (old_l, more) = (
                 &warm.previous.side(defender)[slot],
                 &reached.side(defender)[slot],
@@ -885,28 +882,16 @@ impl Space<'_> {
                     }
                 } else {
                     for slot in 0..self.slots() as u8 {
-                        let cand = candidates.get(defender, self.target_bit(target, slot));
-                        let mine = &set.side(defender)[slot as usize];
-                        let over_entries = set.over_entries();
-                        Bitmap::spans_of(&[cand])
-                            .into_par_iter()
-                            .flat_map_iter(|span| span)
-                            .for_each(|w| {
-                                let bits = cand.word(w);
-                                if bits == 0 {
-                                    // Zero words stay untouched: their pages cost nothing.
-                                } else if over_entries {
-                                    mine.store_word(w, bits);
-                                } else {
-                                    for k in BitIter(u128::from(bits)) {
-                                        set.insert(Vx {
-                                            side: defender,
-                                            index: w as u64 * 64 + k as u64,
-                                            slot,
-                                        });
-                                    }
-                                }
-                            });
+                        let cand = candidates.of(defender, self.target_bit(target, slot));
+                        cand.members().par_chunks(4096).for_each(|part| {
+                            for &index in part {
+                                set.insert(Vx {
+                                    side: defender,
+                                    index,
+                                    slot,
+                                });
+                            }
+                        });
                     }
                     self.prune(&pattern, region);
                 }
@@ -1181,8 +1166,8 @@ impl Space<'_> {
     /// How many unresolved entries of `!side` the members of `from` (of `side`) reach by a
     /// quiet move: with `from` a target's candidates, the wins its patterns can have (the rule
     /// stage's slice beside the candidates, `docs/design-rule-stage-out-of-core.md`).
-    pub fn children_inside(&self, from: &Bitmap, side: Color) -> u64 {
-        self.open_children(&members_of(&[from]), side).len() as u64
+    pub fn children_inside(&self, from: &[u64], side: Color) -> u64 {
+        self.open_children(from, side).len() as u64
     }
 
     /// The unresolved entries of `!side` that `from` (entries of `side`, sorted) reach by a
@@ -1252,8 +1237,7 @@ impl Space<'_> {
             .map(|slot| self.target_bit(target, slot))
             .collect();
         bits.dedup();
-        let maps: Vec<&Bitmap> = bits.iter().map(|&b| candidates.get(defender, b)).collect();
-        let losses = members_of(&maps);
+        let losses = candidates.hitting(defender, &bits);
         let wins = self.open_children(&losses, defender);
         let n = self.entries();
         Slice {

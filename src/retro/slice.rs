@@ -25,23 +25,9 @@ pub struct Ranks {
 impl Ranks {
     /// The set of `members` (sorted, without repeats) among `entries` entries.
     pub fn new(members: &[u64], entries: u64) -> Ranks {
-        assert!(
-            u32::try_from(members.len()).is_ok(),
-            "a slice side holds fewer than 2^32 members"
-        );
-        debug_assert!(members.windows(2).all(|w| w[0] < w[1]));
-        let blocks = entries.div_ceil(1 << BLOCK_BITS) as usize;
-        let mut starts = Vec::with_capacity(blocks + 1);
-        let mut next = 0usize;
-        for b in 0..=blocks as u64 {
-            // Members before block `b`.
-            next += members[next..].partition_point(|&i| i >> BLOCK_BITS < b);
-            starts.push(next as u32);
-        }
-        Ranks {
-            starts,
-            offsets: members.iter().map(|&i| i as u16).collect(),
-        }
+        let mut ranks = RanksBuilder::new(entries);
+        members.iter().for_each(|&i| ranks.push(i));
+        ranks.finish()
     }
 
     /// The members.
@@ -69,11 +55,102 @@ impl Ranks {
             .map(|k| (from + k) as u64)
     }
 
+    /// The members in `from..to`, in order, each with its rank.
+    pub fn in_range(&self, from: u64, to: u64) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let blocks = self.starts.len() as u64 - 1;
+        let first = from >> BLOCK_BITS;
+        let last = to.saturating_sub(1) >> BLOCK_BITS;
+        (first..=last.min(blocks.saturating_sub(1)))
+            .filter(move |_| from < to)
+            .flat_map(move |b| {
+                let (start, end) = (
+                    self.starts[b as usize] as usize,
+                    self.starts[b as usize + 1] as usize,
+                );
+                let block = &self.offsets[start..end];
+                let base = b << BLOCK_BITS;
+                // The block's part inside the range (a bound outside the block keeps its end).
+                let lo = block.partition_point(|&o| base + (o as u64) < from);
+                let hi = block.partition_point(|&o| base + (o as u64) < to);
+                (lo..hi).map(move |k| ((start + k) as u64, base | block[k] as u64))
+            })
+    }
+
+    /// Bytes it takes.
+    pub fn bytes(&self) -> u64 {
+        4 * self.starts.len() as u64 + 2 * self.offsets.len() as u64
+    }
+
     /// The member of rank `rank`.
     #[inline]
     pub fn index(&self, rank: u64) -> u64 {
         let b = self.starts.partition_point(|&s| s as u64 <= rank) - 1;
         (b as u64) << BLOCK_BITS | self.offsets[rank as usize] as u64
+    }
+}
+
+/// Builds a [`Ranks`] from its members pushed in increasing order, without a list of them.
+pub struct RanksBuilder {
+    entries: u64,
+    starts: Vec<u32>,
+    offsets: Vec<u16>,
+    /// The last member pushed (checked in debug builds).
+    last: Option<u64>,
+}
+
+impl RanksBuilder {
+    /// An empty set among `entries` entries.
+    pub fn new(entries: u64) -> RanksBuilder {
+        RanksBuilder {
+            entries,
+            starts: Vec::new(),
+            offsets: Vec::new(),
+            last: None,
+        }
+    }
+
+    /// Adds `index`, greater than every member so far.
+    pub fn push(&mut self, index: u64) {
+        debug_assert!(index < self.entries);
+        debug_assert!(
+            self.last.is_none_or(|l| l < index),
+            "members are pushed in increasing order"
+        );
+        self.last = Some(index);
+        let len = u32::try_from(self.offsets.len()).expect("a set of fewer than 2^32 members");
+        let block = (index >> BLOCK_BITS) as usize;
+        while self.starts.len() <= block {
+            self.starts.push(len);
+        }
+        self.offsets.push(index as u16);
+    }
+
+    /// The members pushed so far.
+    pub fn len(&self) -> u64 {
+        self.offsets.len() as u64
+    }
+
+    /// Has nothing been pushed?
+    pub fn is_empty(&self) -> bool {
+        self.offsets.is_empty()
+    }
+
+    /// Bytes it takes so far.
+    pub fn bytes(&self) -> u64 {
+        4 * self.starts.len() as u64 + 2 * self.offsets.len() as u64
+    }
+
+    /// The set.
+    pub fn finish(mut self) -> Ranks {
+        let len = u32::try_from(self.offsets.len()).expect("a set of fewer than 2^32 members");
+        let blocks = self.entries.div_ceil(1 << BLOCK_BITS) as usize;
+        while self.starts.len() <= blocks {
+            self.starts.push(len);
+        }
+        Ranks {
+            starts: self.starts,
+            offsets: self.offsets,
+        }
     }
 }
 
@@ -130,6 +207,27 @@ mod tests {
             assert_eq!(ranks.index(r as u64), i);
         }
         assert_eq!(ranks.rank(entries + 1), None);
+        // Ranges: within a block, across blocks, empty, past the end.
+        for (from, to) in [
+            (0, 2),
+            (1, 65_537),
+            (65_536, 65_536),
+            (60_000, entries + 9),
+            (0, u64::MAX),
+            (70_001, 3 << BLOCK_BITS),
+        ] {
+            let want: Vec<(u64, u64)> = members
+                .iter()
+                .enumerate()
+                .filter(|(_, &i)| (from..to).contains(&i))
+                .map(|(r, &i)| (r as u64, i))
+                .collect();
+            assert_eq!(
+                ranks.in_range(from, to).collect::<Vec<_>>(),
+                want,
+                "{from}..{to}"
+            );
+        }
         assert!(Ranks::new(&[], entries).is_empty());
     }
 }

@@ -817,3 +817,39 @@ fn a_signal_stops_the_build_at_a_checkpoint_it_resumes_from() {
         );
     }
 }
+
+/// A rule stage whose loss candidates outgrow their budget stops with an error naming the
+/// table, the order, the bytes they need and the `--memory` that gives them, after a
+/// checkpoint where it stopped (checkpoints are otherwise a minute apart: none before it): the
+/// same command with the plan's budget resumes from there to the reference bytes.
+/// (`XQTB_TEST_CANDIDATE_BUDGET` stands in for a small `--memory`.)
+#[test]
+fn candidates_beyond_their_budget_stop_the_build_and_resume() {
+    let r = reference();
+    let dir = tempfile::tempdir().unwrap();
+    seed(dir.path(), r, &[MAT]);
+    let streamed = ["--stream", "--chunk-len", "16384", "--quiet"];
+    let out = build_cmd(MAT, dir.path(), &streamed)
+        .env("XQTB_TEST_CANDIDATE_BUDGET", "4096")
+        .output()
+        .unwrap();
+    let err = text(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!("the rule stage of {MAT} after order 0 needs"))
+            && err.contains("MiB for its loss candidates")
+            && err.contains("but the memory budget leaves it 0 MiB")
+            && err.contains("run the build again with --memory "),
+        "{err}"
+    );
+    assert!(
+        manifest(dir.path(), MAT).is_some(),
+        "a checkpoint where it stopped"
+    );
+    let out = finish_and_compare(dir.path(), &streamed[..3], r);
+    let err = text(&out.stderr);
+    assert!(
+        err.contains(&format!("{MAT}: resuming after order 0")),
+        "{err}"
+    );
+}

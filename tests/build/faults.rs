@@ -296,7 +296,7 @@ fn unbuildable_materials_are_refused_before_any_table_is_built() {
         // Three pawns cannot be numbered, and the advisor can chase them.
         ("KPPPKA", &[][..], "--rules check or none"),
         ("KRCNPABKRCNPAB", &[], ""),
-        // KRCKR's rule stage needs more than 64 MiB; its supporting tables would fit.
+        // KRCKR's plan needs more than 64 MiB; its supporting tables would fit.
         ("KRCKR", &["--memory", "64M"], "too small for table KRCKR"),
     ] {
         let d = tempfile::tempdir().unwrap();
