@@ -275,7 +275,7 @@ pub enum BuildError {
     #[error("stopped on request at a checkpoint (the tables finished are kept; the same command goes on)")]
     Stopped,
     /// A build failed but left a checkpoint it can resume from.
-    #[error("{source} (its checkpoint is kept in {}: run the same command to resume, or delete it)", dir.display())]
+    #[error("{source} (its checkpoint is kept in {}: {}, or delete it)", dir.display(), source.how_to_resume())]
     Kept {
         /// Why the build failed.
         source: Box<BuildError>,
@@ -304,6 +304,18 @@ pub enum BuildError {
     /// or its own table, or of distance to mate).
     #[error("{0}")]
     Options(String),
+}
+
+impl BuildError {
+    /// How a build stopped by this error goes on from its checkpoint.
+    fn how_to_resume(&self) -> &'static str {
+        match self {
+            BuildError::RuleStageTooLarge {
+                memory: Some(_), ..
+            } => "run the build again with that --memory to resume",
+            _ => "run the same command to resume",
+        }
+    }
 }
 
 /// How to build.

@@ -839,7 +839,8 @@ fn candidates_beyond_their_budget_stop_the_build_and_resume() {
         err.contains(&format!("the rule stage of {MAT} after order 0 needs"))
             && err.contains("MiB for its loss candidates")
             && err.contains("but the memory budget leaves it 0 MiB")
-            && err.contains("run the build again with --memory "),
+            && err.contains("run the build again with --memory ")
+            && err.contains("run the build again with that --memory to resume, or delete it"),
         "{err}"
     );
     assert!(
