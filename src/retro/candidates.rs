@@ -2,11 +2,11 @@
 //! king, or one of its pieces by number), the entries that are loss candidates
 //! (`formats/rules.md` §7). A maximum pattern lies among them and their predecessors.
 //!
-//! They are few (KCPABKAABB after order 0: 2.5 M of 1.9 e9 entries, Black's, for the two targets
-//! it can hit, Red's cannon and pawn) and spread over every page of a table, so they are kept as a
-//! sorted set: each member's offset in its block of 2^16 entries and the targets it is forced
-//! to hit, 4 bytes a member, instead of a bitmap of the table per target. The set has a
-//! budget; a refresh that would outgrow it stops with the bytes it needs.
+//! They are few (KCPABKAABB after order 0: 2.5 M of 1.9 e9 entries, Black's, for the two
+//! targets it can hit, Red's cannon and pawn) and spread over every page of a table, so they
+//! are kept as a sorted set: each member's offset in its block of 2^16 entries and the targets
+//! it is forced to hit, 4 bytes a member, instead of a bitmap of the table per target. The set
+//! has a budget; a refresh that would outgrow it stops with the bytes it needs.
 
 use super::numbering::Numbering;
 use super::numbering::KING_BIT;
