@@ -391,7 +391,10 @@ mod tests {
         let before = cands.of(Color::Red, KING_BIT).members();
         let bytes = cands.bytes();
         // Every entry of the first group a candidate: more than it had.
-        let refresh = || (vec![0..64], vec![(0..4096u16).map(|k| (k, 1u16)).collect()]);
+        let refresh = || {
+            let spans: Vec<Range<usize>> = std::iter::once(0..64).collect();
+            (spans, vec![(0..4096u16).map(|k| (k, 1u16)).collect()])
+        };
         for budget in [
             Budget {
                 kept: 1 << 20,
